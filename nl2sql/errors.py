@@ -1,0 +1,154 @@
+"""Errors: codes, severities, the PipelineError value carried in state, and the exception root.
+
+Most failures are values (`PipelineError` in `GraphState.errors`), not exceptions: a node that
+fails returns its error and the graph's routes decide what happens next. Exceptions are kept for
+what cannot be a state value: bad configuration at construction time (`ConfigError`) and a router
+that cannot schedule work (`PipelineExecutionError`, which carries the PipelineError on `.error`).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorSeverity(str, Enum):
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
+
+
+class ErrorCode(str, Enum):
+    # input and configuration
+    INVALID_CONFIG = "INVALID_CONFIG"
+    INVALID_STATE = "INVALID_STATE"
+    MISSING_DATASOURCE_ID = "MISSING_DATASOURCE_ID"
+    MISSING_LLM = "MISSING_LLM"
+    SECURITY_VIOLATION = "SECURITY_VIOLATION"
+    # retrieval and resolution
+    SCHEMA_RETRIEVAL_FAILED = "SCHEMA_RETRIEVAL_FAILED"
+    QUESTION_NOT_ANSWERABLE = "QUESTION_NOT_ANSWERABLE"
+    VECTOR_STORE_UNAVAILABLE = "VECTOR_STORE_UNAVAILABLE"
+    # planning
+    ORCHESTRATOR_CRASH = "ORCHESTRATOR_CRASH"
+    PLANNER_FAILED = "PLANNER_FAILED"
+    PLANNING_FAILURE = "PLANNING_FAILURE"
+    # validation
+    TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
+    COLUMN_NOT_FOUND = "COLUMN_NOT_FOUND"
+    INVALID_PLAN_STRUCTURE = "INVALID_PLAN_STRUCTURE"
+    # generation and execution
+    SQL_GEN_FAILED = "SQL_GEN_FAILED"
+    SQL_GUARD_REFUSED = "SQL_GUARD_REFUSED"
+    MISSING_SQL = "MISSING_SQL"
+    EXECUTION_FAILED = "EXECUTION_FAILED"
+    DB_EXECUTION_ERROR = "DB_EXECUTION_ERROR"
+    VALUE_NOT_FOUND = "VALUE_NOT_FOUND"
+    JOIN_FAN_OUT = "JOIN_FAN_OUT"
+    # aggregation and answer
+    AGGREGATOR_FAILED = "AGGREGATOR_FAILED"
+    RESULT_TRUNCATED = "RESULT_TRUNCATED"
+    SYNTHESIS_FAILED = "SYNTHESIS_FAILED"
+    # models
+    MODEL_OUTPUT_INVALID = "MODEL_OUTPUT_INVALID"
+    PROVIDER_AUTH = "PROVIDER_AUTH"
+    PROVIDER_RATE_LIMIT = "PROVIDER_RATE_LIMIT"
+    PROVIDER_QUOTA = "PROVIDER_QUOTA"
+    PROVIDER_TIMEOUT = "PROVIDER_TIMEOUT"
+    PROVIDER_UNAVAILABLE = "PROVIDER_UNAVAILABLE"
+    PROVIDER_MODEL_NOT_FOUND = "PROVIDER_MODEL_NOT_FOUND"
+    PROVIDER_BAD_REQUEST = "PROVIDER_BAD_REQUEST"
+    # runtime
+    PIPELINE_TIMEOUT = "PIPELINE_TIMEOUT"
+    CANCELLED = "CANCELLED"
+    UNKNOWN_ERROR = "UNKNOWN_ERROR"
+
+
+PROVIDER_ERRORS = frozenset(c for c in ErrorCode if c.value.startswith("PROVIDER_"))
+
+#: Codes that are never retried and end the sub-query (or the run) where they occur.
+FATAL_ERRORS = frozenset(
+    {
+        ErrorCode.SECURITY_VIOLATION,
+        ErrorCode.MISSING_DATASOURCE_ID,
+        ErrorCode.MISSING_LLM,
+        ErrorCode.INVALID_STATE,
+        ErrorCode.DB_EXECUTION_ERROR,
+        ErrorCode.SQL_GUARD_REFUSED,
+        ErrorCode.PIPELINE_TIMEOUT,
+        ErrorCode.CANCELLED,
+    }
+    | PROVIDER_ERRORS
+)
+
+
+class PipelineError(BaseModel):
+    """A failure carried as a value in the graph state.
+
+    `message` is one line a user can act on: no SQL text, no stack trace (those go to `details`).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    node: str
+    message: str
+    severity: ErrorSeverity = ErrorSeverity.ERROR
+    error_code: ErrorCode
+    retryable: bool = False
+    details: dict[str, Any] = Field(default_factory=dict)
+    sub_query_id: str | None = None
+
+    @property
+    def is_retryable(self) -> bool:
+        """True when the SQL agent may try again: flagged retryable, not fatal, not critical."""
+        return (
+            self.retryable
+            and self.error_code not in FATAL_ERRORS
+            and self.severity != ErrorSeverity.CRITICAL
+        )
+
+    @property
+    def is_blocking(self) -> bool:
+        return self.severity in (ErrorSeverity.ERROR, ErrorSeverity.CRITICAL)
+
+    def one_line(self) -> str:
+        return f"{self.error_code.value}: {self.message}"
+
+
+class RunWarning(BaseModel):
+    """Something the analyst should know that did not stop the run (e.g. a recovered error)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    node: str
+    code: str
+    message: str
+    sub_query_id: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class NL2SQLError(Exception):
+    """Root of the exceptions nl2sql raises."""
+
+
+class ConfigError(NL2SQLError):
+    """Invalid configuration, raised when a Session or context is constructed."""
+
+
+class PipelineExecutionError(NL2SQLError):
+    """Raised where a PipelineError cannot be returned as a state value (a router).
+
+    The runtime unwraps it and returns `.error` in the result unchanged.
+    """
+
+    def __init__(self, error: PipelineError):
+        super().__init__(error.message)
+        self.error = error
+
+
+def safe_one_line(text: object, limit: int = 240) -> str:
+    """First line of `text`, trimmed: for messages shown to users."""
+    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,98 @@
+"""GraphState and SubgraphExecutionState, with their reducers (design doc: GraphState).
+
+Each node returns only its delta; LangGraph merges it with the reducers declared here:
+`update_results` for the dict fields ({**current, **new}) and list concatenation for errors,
+reasoning, warnings and approvals_needed. Every other field is last-writer-wins and owned by one
+node.
+"""
+
+from __future__ import annotations
+
+import operator
+import uuid
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nl2sql.errors import PipelineError, RunWarning
+from nl2sql.execution.models import ArtifactRef
+from nl2sql.governance.approvals import Approval, ApprovalRequest, PinnedRun, PinnedSource
+from nl2sql.governance.curated import VerifiedMatch
+from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
+from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
+from nl2sql.pipeline.nodes.datasource_resolver.schemas import DatasourceResolverResponse
+from nl2sql.pipeline.nodes.decomposer.dag import ExecutionDAG
+from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery
+from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
+from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
+from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse
+from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import LogicalValidatorResponse
+from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
+from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
+from nl2sql.plan import PlanModel
+from nl2sql.schema.models import Table
+from nl2sql.security.rbac import UserContext
+
+
+def update_results(current: dict | None, new: dict | None) -> dict:
+    """Merge two dicts, keys of `new` winning: {**current, **new}."""
+    return {**(current or {}), **(new or {})}
+
+
+_STATE_CONFIG = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
+
+
+class GraphState(BaseModel):
+    model_config = _STATE_CONFIG
+
+    trace_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    user_query: str
+    user_context: UserContext = Field(default_factory=UserContext)
+    datasource_id: str | None = None
+    verified_match: VerifiedMatch | None = None
+    datasource_resolver_response: DatasourceResolverResponse | None = None
+    decomposer_response: DecomposerResponse | None = None
+    execution_dag: ExecutionDAG | None = None
+    aggregator_response: AggregatorResponse | None = None
+    answer_synthesizer_response: AnswerSynthesizerResponse | None = None
+    artifact_refs: Annotated[dict[str, ArtifactRef], update_results] = Field(default_factory=dict)
+    subgraph_outputs: Annotated[dict[str, SubgraphOutput], update_results] = Field(
+        default_factory=dict
+    )
+    errors: Annotated[list[PipelineError], operator.add] = Field(default_factory=list)
+    reasoning: Annotated[list[dict[str, Any]], operator.add] = Field(default_factory=list)
+    warnings: Annotated[list[RunWarning], operator.add] = Field(default_factory=list)
+    subgraph_id: str | None = None
+    subgraph_name: str | None = None
+    pinned: PinnedRun | None = None
+    approvals: list[Approval] = Field(default_factory=list)
+    approvals_needed: Annotated[list[ApprovalRequest], operator.add] = Field(default_factory=list)
+
+
+class SubgraphExecutionState(BaseModel):
+    model_config = _STATE_CONFIG
+
+    trace_id: str
+    user_query: str = ""
+    sub_query: SubQuery | None = None
+    user_context: UserContext | None = None
+    subgraph_id: str | None = None
+    subgraph_name: str | None = None
+    relevant_tables: list[Table] = Field(default_factory=list)
+    pinned_plan: PlanModel | None = None
+    pinned_source: PinnedSource | None = None
+    approvals: list[Approval] = Field(default_factory=list)
+    ast_planner_response: ASTPlannerResponse | None = None
+    logical_validator_response: LogicalValidatorResponse | None = None
+    generator_response: GeneratorResponse | None = None
+    executor_response: ExecutorResponse | None = None
+    refiner_response: RefinerResponse | None = None
+    retry_count: int = 0
+    errors: Annotated[list[PipelineError], operator.add] = Field(default_factory=list)
+    reasoning: Annotated[list[dict[str, Any]], operator.add] = Field(default_factory=list)
+    warnings: Annotated[list[RunWarning], operator.add] = Field(default_factory=list)
+    # Set by the approval gate (execute.before hooks); read by wrap_subgraph.
+    approvals_needed: Annotated[list[ApprovalRequest], operator.add] = Field(default_factory=list)
+    dropped: bool = False
+    # Which post-execution checks already went back through the refiner (each runs once).
+    post_checks_done: Annotated[list[str], operator.add] = Field(default_factory=list)

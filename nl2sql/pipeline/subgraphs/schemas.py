@@ -1,0 +1,31 @@
+"""SubgraphOutput: what one sub-query's SQL agent run leaves in the main state."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nl2sql.errors import PipelineError
+from nl2sql.execution.models import ArtifactRef
+from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
+from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import ValidationCheck
+from nl2sql.plan import PlanModel
+
+
+class SubgraphOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sub_query: SubQuery | None = None
+    subgraph_id: str
+    subgraph_name: str | None = None
+    retry_count: int = 0
+    plan: PlanModel | None = None
+    plan_source: str | None = None
+    sql_draft: str | None = None
+    dialect: str | None = None
+    artifact: ArtifactRef | None = None
+    errors: list[PipelineError] = Field(default_factory=list)
+    validation: list[ValidationCheck] = Field(default_factory=list)
+    reasoning: list[dict[str, Any]] = Field(default_factory=list)
+    status: Literal["success", "error", "dropped"] | None = None

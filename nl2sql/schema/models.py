@@ -1,0 +1,118 @@
+"""SchemaSnapshot: what the pipeline knows about a datasource's tables.
+
+One canonical table identity everywhere (snapshot, retriever, validator, policy, generator):
+`Table.key` — the table name, prefixed by its schema only when the datasource has several.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Column(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: str  # normalized upper-case type name as the engine reports it, e.g. "INTEGER", "VARCHAR"
+    nullable: bool = True
+    primary_key: bool = False
+    description: str | None = None
+    original_name: str | None = None  # a human-readable name, when the source provides one
+    samples: list[str] = Field(default_factory=list)  # bounded distinct values (text columns)
+    distinct_count: int | None = None  # of the sampled population; None when unknown
+
+    @property
+    def is_text(self) -> bool:
+        t = self.type.upper()
+        return any(k in t for k in ("CHAR", "TEXT", "STRING", "CLOB")) or t in ("", "VARCHAR")
+
+    @property
+    def is_numeric(self) -> bool:
+        t = self.type.upper()
+        return any(
+            k in t
+            for k in ("INT", "DEC", "NUM", "REAL", "FLOAT", "DOUBLE", "MONEY", "HUGEINT")
+        )
+
+    @property
+    def is_temporal(self) -> bool:
+        t = self.type.upper()
+        return "DATE" in t or "TIME" in t
+
+
+class ForeignKey(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    columns: list[str]
+    ref_table: str  # Table.key of the referenced table
+    ref_columns: list[str]
+
+
+class Table(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    schema_name: str | None = None
+    kind: str = "table"  # table | view
+    columns: list[Column]
+    primary_key: list[str] = Field(default_factory=list)
+    foreign_keys: list[ForeignKey] = Field(default_factory=list)
+    row_count: int | None = None
+    description: str | None = None
+    original_name: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.schema_name}.{self.name}" if self.schema_name else self.name
+
+    def column(self, name: str) -> Column | None:
+        lname = name.lower()
+        for col in self.columns:
+            if col.name.lower() == lname:
+                return col
+        return None
+
+
+class SchemaSnapshot(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    datasource_id: str
+    dialect: str
+    tables: list[Table]
+    description: str | None = None
+
+    def table(self, key: str) -> Table | None:
+        lkey = key.lower()
+        for t in self.tables:
+            if t.key.lower() == lkey:
+                return t
+        # a bare name matches a schema-qualified table when it is unambiguous
+        matches = [t for t in self.tables if t.name.lower() == lkey]
+        return matches[0] if len(matches) == 1 else None
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of the structure (tables, columns, types, keys) — not of data or samples.
+
+        A pinned plan is valid while this is unchanged.
+        """
+        structure = [
+            {
+                "t": t.key,
+                "c": [(c.name, c.type) for c in t.columns],
+                "pk": t.primary_key,
+                "fk": [(f.columns, f.ref_table, f.ref_columns) for f in t.foreign_keys],
+            }
+            for t in sorted(self.tables, key=lambda t: t.key)
+        ]
+        blob = json.dumps(structure, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def subset(self, keys: list[str]) -> SchemaSnapshot:
+        wanted = {k.lower() for k in keys}
+        return self.model_copy(
+            update={"tables": [t for t in self.tables if t.key.lower() in wanted]}
+        )
