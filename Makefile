@@ -1,0 +1,34 @@
+# The two commands of the quick start: `make demo` and `make test`. Each sets itself up.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+WORKERS ?= 2
+
+.PHONY: demo test install lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/nl2sql demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n $(WORKERS) tests $(if $(NOTEBOOKS),--nbval $(NOTEBOOKS))
+
+lint: $(STAMP)
+	$(BIN)/ruff check nl2sql tests
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/pipeline_overhead.py
+
+clean:
+	rm -rf $(VENV) .nl2sql build *.egg-info

@@ -1,0 +1,96 @@
+"""A private in-memory DuckDB session over Arrow tables, and the SQL helpers the engine shares.
+
+Every combine call gets its own connection with external access disabled: the SQL here is built
+from sqlglot expressions over registered Arrow tables and must never read a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import TracebackType
+
+import pyarrow as pa
+from sqlglot import exp
+
+from nl2sql.errors import safe_one_line
+
+
+class AggregationError(ValueError):
+    """A combine or post-combine step failed; the message is one line a user can act on."""
+
+
+class DuckSession:
+    """An in-memory DuckDB connection that registers Arrow tables under generated names."""
+
+    def __init__(self) -> None:
+        import duckdb  # lazy: the aggregator is imported on the pipeline's hot path
+
+        self._error = duckdb.Error
+        self._con = duckdb.connect(":memory:", config={"enable_external_access": False})
+        self._count = 0
+
+    def register(self, table: pa.Table) -> exp.Table:
+        """Register `table` under a fresh name and return a quoted table expression for it."""
+        name = f"t{self._count}"
+        self._count += 1
+        self._con.register(name, table)
+        return exp.Table(this=exp.to_identifier(name, quoted=True))
+
+    def query(self, expression: exp.Query) -> pa.Table:
+        """Run a sqlglot query and return its rows as Arrow; AggregationError on failure."""
+        try:
+            return self._con.sql(expression.sql(dialect="duckdb")).to_arrow_table()
+        except self._error as exc:
+            raise AggregationError(safe_one_line(exc)) from exc
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> DuckSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def column(name: str, table: exp.Table | None = None) -> exp.Column:
+    """A quoted column reference, optionally qualified by a registered table."""
+    return exp.column(name, table=table.name if table is not None else None, quoted=True)
+
+
+def alias(expression: exp.Expression, name: str) -> exp.Alias:
+    return exp.alias_(expression, name, quoted=True)
+
+
+def order_column(tables: Iterable[pa.Table]) -> str:
+    """A helper column name free in every table (compared case-insensitively, as DuckDB does)."""
+    taken = {name.lower() for table in tables for name in table.column_names}
+    candidate, n = "__nl2sql_row", 0
+    while candidate.lower() in taken:
+        n += 1
+        candidate = f"__nl2sql_row{n}"
+    return candidate
+
+
+def with_row_number(table: pa.Table, name: str) -> pa.Table:
+    """`table` plus a 0-based row number column, so results can keep their input order."""
+    return table.append_column(name, pa.array(range(table.num_rows), type=pa.int64()))
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Make output names unique (case-insensitively) by numbering later repeats."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        candidate, n = name, 1
+        while candidate.lower() in seen:
+            n += 1
+            candidate = f"{name}_{n}"
+        seen.add(candidate.lower())
+        out.append(candidate)
+    return out

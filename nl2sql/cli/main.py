@@ -1,0 +1,61 @@
+"""The `nl2sql` command: ask, run (the same), demo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from nl2sql.errors import NL2SQLError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nl2sql", description="Ask your data questions in plain language.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("ask", "run"):
+        ask = sub.add_parser(name, help="answer one question (exit 1 when the run fails)")
+        ask.add_argument("question")
+        ask.add_argument("-d", "--datasource", help="the datasource id to use")
+        ask.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
+        ask.add_argument("--json", action="store_true", help="print the QueryResult as JSON")
+        ask.add_argument("--no-exec", action="store_true", help="plan and generate SQL only")
+        ask.add_argument("--timeout", type=float, help="whole-run timeout in seconds")
+    demo = sub.add_parser("demo", help="build the demo data and answer the demo questions")
+    demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (1.0 ≈ 100k order items)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from rich.console import Console
+
+    console = Console(stderr=False, highlight=False)
+    try:
+        if args.command == "demo":
+            from nl2sql.cli.demo import run_demo
+
+            return run_demo(console, scale=args.scale)
+        return _ask(console, args)
+    except (NL2SQLError, ValueError) as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        return 1
+
+
+def _ask(console, args) -> int:
+    from nl2sql.cli.render import print_result
+    from nl2sql.session import connect
+
+    session = connect(config=args.config)
+    try:
+        result = session.ask(args.question, datasource=args.datasource, execute=not args.no_exec,
+                             timeout_s=args.timeout)
+    finally:
+        session.close()
+    if args.json:
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        print_result(console, result)
+    return 0 if result.status == "success" else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""Rich rendering of a QueryResult for the terminal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from nl2sql.result import QueryResult
+
+_STATUS_STYLE = {"success": "bold green", "error": "bold red", "needs_approval": "bold yellow",
+                 "not_answerable": "bold yellow"}
+
+
+def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -> None:
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.table import Table
+
+    style = _STATUS_STYLE.get(result.status, "bold")
+    console.print(f"[bold]Q:[/bold] {result.question}")
+    console.print(f"[{style}]{result.status}[/{style}]  ({result.timings['total_s']:.2f}s)")
+    if result.answer:
+        console.print(Panel(result.answer, title="answer", expand=False))
+    for out in result.sub_queries:
+        if out.sql_draft:
+            title = f"{out.sub_query.datasource_id} · {out.dialect} · {out.status}"
+            console.print(Panel(Syntax(out.sql_draft, "sql", word_wrap=True), title=title, expand=False))
+    table = result.table()
+    if table is not None and table.num_rows > 1:
+        view = Table(*table.column_names, show_lines=False)
+        for row in table.slice(0, max_rows).to_pylist():
+            view.add_row(*(_cell(v) for v in row.values()))
+        if table.num_rows > max_rows:
+            view.caption = f"{max_rows} of {table.num_rows} rows"
+        console.print(view)
+    for err in result.errors:
+        console.print(f"[red]{err.error_code.value}[/red] ({err.node}): {err.message}")
+    for warn in result.warnings:
+        console.print(f"[yellow]warning {warn.code}[/yellow] ({warn.node}): {warn.message}")
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return "" if value is None else str(value)

@@ -1,0 +1,112 @@
+"""NL2SQLContext: the services every node uses, passed as LangGraph runtime context.
+
+Nodes never reach for globals: the datasource registry, the schema store, the model registry,
+the vector store, the artifact store, the settings and this run's cancellation token all come
+from here. A Session builds one base context and derives one per run (`for_run`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.errors import ConfigError
+
+if TYPE_CHECKING:
+    from nl2sql.datasources.base import DatasourceAdapter
+    from nl2sql.execution.artifacts import ArtifactStore
+    from nl2sql.reasoning.base import ModelRegistry
+    from nl2sql.retrieval.store import VectorStore
+    from nl2sql.schema.models import SchemaSnapshot
+    from nl2sql.settings import Settings
+
+
+class CancelToken:
+    """A per-run cancellation flag (never process-global)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason = ""
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        self.reason = reason
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+class SchemaStore:
+    """Schema snapshots per datasource, fetched once and cached (thread-safe)."""
+
+    def __init__(self, datasources: Mapping[str, DatasourceAdapter], folder: Path | None = None):
+        self._datasources = datasources
+        self._folder = folder
+        self._cache: dict[str, SchemaSnapshot] = {}
+        self._lock = threading.Lock()
+
+    def get(self, datasource_id: str) -> SchemaSnapshot:
+        with self._lock:
+            if datasource_id not in self._cache:
+                snapshot = self._datasources[datasource_id].fetch_schema()
+                self._cache[datasource_id] = snapshot
+                self._persist(snapshot)
+            return self._cache[datasource_id]
+
+    def refresh(self, datasource_id: str | None = None) -> None:
+        with self._lock:
+            if datasource_id is None:
+                self._cache.clear()
+            else:
+                self._cache.pop(datasource_id, None)
+
+    def _persist(self, snapshot: SchemaSnapshot) -> None:
+        # A readable copy for the analyst (and for diffs in git); the cache stays authoritative.
+        if self._folder is None:
+            return
+        self._folder.mkdir(parents=True, exist_ok=True)
+        target = self._folder / f"{snapshot.datasource_id}.json"
+        target.write_text(snapshot.model_dump_json(indent=1), encoding="utf-8")
+
+
+@dataclass
+class NL2SQLContext:
+    settings: Settings
+    datasources: Mapping[str, DatasourceAdapter]
+    schemas: SchemaStore
+    models: ModelRegistry
+    artifacts: ArtifactStore
+    vector_store_factory: Callable[[], VectorStore | None] | None = None
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+    cancel_token: CancelToken = field(default_factory=CancelToken)
+    on_event: Callable[[dict[str, Any]], None] | None = None
+    # Shared by every per-run copy, so the store is created once per session.
+    _vector_box: list[Any] = field(default_factory=lambda: [None], repr=False)
+    _vector_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.datasources:
+            raise ConfigError("no datasource is configured")
+
+    def for_run(self, on_event: Callable[[dict[str, Any]], None] | None = None) -> NL2SQLContext:
+        """A copy sharing every service, with a fresh cancellation token."""
+        return dataclasses.replace(self, cancel_token=CancelToken(), on_event=on_event)
+
+    @property
+    def vector_store(self) -> VectorStore | None:
+        """The vector store, created on first use (chromadb is slow to import)."""
+        if self.vector_store_factory is None:
+            return None
+        with self._vector_lock:
+            if self._vector_box[0] is None:
+                self._vector_box[0] = self.vector_store_factory()
+            return self._vector_box[0]
+
+    def emit(self, event: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(event)

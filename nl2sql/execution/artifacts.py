@@ -1,0 +1,240 @@
+"""The artifact store: one Parquet file per sub-query result, at a configurable path template.
+
+The path template names where a result lives; every value put into it is sanitized so a tenant
+or request id can never add a directory or climb out of the root. A template that does not name
+`{sub_query_id}` gets it appended to the file stem: two sub-queries must never share a file (the
+defect of an earlier implementation, ARCHITECTURE §13).
+
+Storage goes through a small backend object (`LocalBackend` here); a remote backend (fsspec, S3)
+would implement the same three methods and keep the store unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import string
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from nl2sql.errors import ConfigError
+from nl2sql.execution.models import ArtifactColumn, ArtifactRef
+
+DEFAULT_PATH_TEMPLATE = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
+PLACEHOLDERS = frozenset(
+    {
+        "root",
+        "tenant_id",
+        "request_id",
+        "sub_query_id",
+        "dag_node_id",
+        "subgraph_name",
+        "schema_version",
+    }
+)
+_META_KEYS = PLACEHOLDERS - {"root", "tenant_id", "request_id", "sub_query_id"}
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ArtifactBackend(Protocol):
+    """Where artifact bytes live; `name` is what ArtifactRef.backend records."""
+
+    name: str
+
+    def write_table(self, table: pa.Table, path: Path) -> tuple[str, int]: ...
+
+    def read_table(self, uri: str) -> pa.Table: ...
+
+
+class LocalBackend:
+    """Local files: atomic writes (temp file + os.replace), `file://` URIs."""
+
+    name = "local"
+
+    def write_table(self, table: pa.Table, path: Path) -> tuple[str, int]:
+        """Write `table` to `path` atomically; return its URI and size in bytes."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            pq.write_table(table, tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            # A reader must never see a half-written file, and no temp file may linger.
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path.as_uri(), path.stat().st_size
+
+    def read_table(self, uri: str) -> pa.Table:
+        """Read the Parquet file at a `file://` URI or a plain absolute path."""
+        return pq.read_table(local_path(uri))
+
+
+def local_path(uri: str) -> Path:
+    """The local path behind a `file://` URI or a plain path."""
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        return Path(url2pathname(unquote(parsed.path)))
+    if parsed.scheme and len(parsed.scheme) > 1:  # one letter is a Windows drive, not a scheme
+        raise ValueError(f"the local artifact backend cannot read {parsed.scheme}:// URIs")
+    return Path(uri)
+
+
+def content_hash(table: pa.Table) -> str:
+    """sha256 of a table's data: column names, types and values, not its file bytes.
+
+    Chunking, schema metadata and whatever bytes sit under null slots do not change the hash:
+    each column is hashed as its validity mask plus its non-null values, in one chunk.
+    """
+    digest = hashlib.sha256()
+    combined = table.combine_chunks()
+    for field, column in zip(combined.schema, combined.columns, strict=True):
+        array = column.chunk(0) if column.num_chunks else pa.array([], type=field.type)
+        _update(digest, field.name.encode())
+        _update(digest, str(field.type).encode())
+        for part in (pc.is_valid(array), pc.drop_null(array)):
+            _update(digest, _ipc_bytes(part))
+    return digest.hexdigest()
+
+
+def _update(digest: hashlib._Hash, data: bytes) -> None:
+    # Length-prefixed, so ("ab", "c") and ("a", "bc") hash differently.
+    digest.update(len(data).to_bytes(8, "big"))
+    digest.update(data)
+
+
+def _ipc_bytes(array: pa.Array) -> bytes:
+    batch = pa.record_batch([array], names=["v"])
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, batch.schema) as writer:
+        writer.write_batch(batch)
+    return sink.getvalue().to_pybytes()
+
+
+def safe_component(value: str) -> str:
+    """`value` as one safe path component: no separators, no `..`, no leading dot.
+
+    A value that had to change gets a short hash of the original, so distinct ids stay distinct.
+
+    >>> safe_component("sq_1a2b")
+    'sq_1a2b'
+    >>> safe_component("../etc").startswith("_etc-")
+    True
+    """
+    clean = _UNSAFE.sub("_", value).lstrip(".")[:100]
+    if clean == value:
+        return value
+    return f"{clean or '_'}-{hashlib.sha256(value.encode()).hexdigest()[:8]}"
+
+
+def _template_fields(template: str) -> set[str]:
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ConfigError(f"artifact path template {template!r} is malformed: {exc}") from None
+    fields: set[str] = set()
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in PLACEHOLDERS or spec or conversion:
+            raise ConfigError(
+                f"artifact path template has placeholder {{{name}}}; "
+                f"allowed: {', '.join(sorted(PLACEHOLDERS))}"
+            )
+        fields.add(name)
+    return fields
+
+
+class ArtifactStore:
+    """Writes and reads sub-query results as Parquet artifacts under `root`."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        path_template: str = DEFAULT_PATH_TEMPLATE,
+        *,
+        backend: ArtifactBackend | None = None,
+    ) -> None:
+        self.root = Path(root).expanduser().absolute()
+        self.path_template = path_template
+        self.backend: ArtifactBackend = backend or LocalBackend()
+        self._fields = _template_fields(path_template)
+        if path_template.endswith(("/", os.sep)) or not path_template.strip():
+            raise ConfigError("artifact path template must name a file, not a folder")
+
+    def path_for(
+        self,
+        *,
+        tenant_id: str | None,
+        request_id: str,
+        sub_query_id: str,
+        **meta: object,
+    ) -> Path:
+        """The file a sub-query's result goes to; ConfigError if the template cannot be filled."""
+        unknown = set(meta) - _META_KEYS
+        if unknown:
+            raise TypeError(
+                f"unknown artifact metadata {sorted(unknown)}; allowed: {sorted(_META_KEYS)}"
+            )
+        raw = {
+            "tenant_id": tenant_id or "default",
+            "request_id": request_id,
+            "sub_query_id": sub_query_id,
+            **{k: v for k, v in meta.items() if v is not None},
+        }
+        values: dict[str, str] = {"root": str(self.root)}
+        for name in self._fields - {"root"}:
+            if name not in raw or str(raw[name]) == "":
+                raise ConfigError(f"artifact path template needs {{{name}}}, which was not given")
+            values[name] = safe_component(str(raw[name]))
+        path = Path(self.path_template.format_map(values))
+        if not path.is_absolute():
+            path = self.root / path
+        if "sub_query_id" not in self._fields:
+            path = path.with_name(f"{path.stem}-{safe_component(sub_query_id)}{path.suffix}")
+        return path
+
+    def write(
+        self,
+        table: pa.Table,
+        *,
+        tenant_id: str | None,
+        request_id: str,
+        sub_query_id: str,
+        truncated: bool,
+        **meta: object,
+    ) -> ArtifactRef:
+        """Write `table` as the sub-query's artifact and describe it."""
+        path = self.path_for(
+            tenant_id=tenant_id, request_id=request_id, sub_query_id=sub_query_id, **meta
+        )
+        uri, size = self.backend.write_table(table, path)
+        return ArtifactRef(
+            uri=uri,
+            backend=self.backend.name,
+            format="parquet",
+            row_count=table.num_rows,
+            columns=[ArtifactColumn(name=f.name, dtype=str(f.type)) for f in table.schema],
+            bytes=size,
+            content_hash=content_hash(table),
+            truncated=truncated,
+            created_at=datetime.now(UTC),
+        )
+
+    def read(self, ref: ArtifactRef, *, verify: bool = False) -> pa.Table:
+        """Read an artifact back; with `verify`, raise ValueError if its data changed."""
+        if ref.backend != self.backend.name:
+            raise ValueError(f"artifact is on backend {ref.backend!r}, not {self.backend.name!r}")
+        table = self.backend.read_table(ref.uri)
+        if verify and content_hash(table) != ref.content_hash:
+            raise ValueError(f"artifact {ref.uri} no longer holds the data it was written with")
+        return table

@@ -1,0 +1,81 @@
+"""build_graph: the only file that knows the order of the main pipeline's nodes.
+
+datasource_resolver ─▶ decomposer ─▶ layer_router ─Send─▶ sql_agent (per scan) ─▶ layer_router
+─▶ aggregator ─▶ answer_synthesizer. Every node is wrapped so that a cancelled run stops before
+the next node starts, and so that progress events (start/finish, timings) reach the caller.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import NL2SQLError
+from nl2sql.pipeline.graph_utils import ScanPayload, wrap_subgraph
+from nl2sql.pipeline.names import (
+    AGGREGATOR,
+    ANSWER_SYNTHESIZER,
+    DATASOURCE_RESOLVER,
+    DECOMPOSER,
+    LAYER_ROUTER,
+    SQL_AGENT,
+)
+from nl2sql.pipeline.nodes.aggregator.node import EngineAggregatorNode
+from nl2sql.pipeline.nodes.answer_synthesizer.node import AnswerSynthesizerNode
+from nl2sql.pipeline.nodes.datasource_resolver.node import DatasourceResolverNode
+from nl2sql.pipeline.nodes.decomposer.node import DecomposerNode
+from nl2sql.pipeline.routes import aggregator_route, build_scan_layer_router, resolver_route
+from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.subgraphs.sql_agent import build_sql_agent_graph
+
+
+class RunCancelled(NL2SQLError):
+    """Raised before a node starts when the run's token is cancelled."""
+
+
+def guarded(name: str, node: Callable) -> Callable:
+    """Wrap a node: refuse to start once the run is cancelled; report start and finish."""
+
+    def run(state, runtime: Runtime[NL2SQLContext]):
+        ctx = runtime.context
+        if ctx.cancel_token.cancelled:
+            raise RunCancelled(f"run cancelled before {name}: {ctx.cancel_token.reason}")
+        ctx.emit({"event": "start", "node": name})
+        started = time.perf_counter()
+        try:
+            return node(state, runtime)
+        finally:
+            ctx.emit({"event": "finish", "node": name, "seconds": time.perf_counter() - started})
+
+    run.__name__ = name
+    return run
+
+
+def build_graph(*, execute: bool = True):
+    """The compiled main graph. With execute=False the SQL agent stops after generating SQL and
+    the run ends once every scan has been planned."""
+    sql_agent = build_sql_agent_graph(execute=execute, wrap=guarded)
+    graph = StateGraph(GraphState, context_schema=NL2SQLContext)
+    graph.add_node(DATASOURCE_RESOLVER, guarded(DATASOURCE_RESOLVER, DatasourceResolverNode()))
+    graph.add_node(DECOMPOSER, guarded(DECOMPOSER, DecomposerNode()))
+    graph.add_node(LAYER_ROUTER, guarded(LAYER_ROUTER, lambda state, runtime: {}))
+    graph.add_node(SQL_AGENT, guarded(SQL_AGENT, wrap_subgraph(sql_agent, execute)), input_schema=ScanPayload)
+    graph.add_node(AGGREGATOR, guarded(AGGREGATOR, EngineAggregatorNode()))
+    graph.add_node(ANSWER_SYNTHESIZER, guarded(ANSWER_SYNTHESIZER, AnswerSynthesizerNode()))
+
+    # The entry point. Curated answers (a curated_matcher in front) and pinned runs (a
+    # pinned_entry in place of the decomposer) attach here.
+    graph.add_edge(START, DATASOURCE_RESOLVER)
+    graph.add_conditional_edges(DATASOURCE_RESOLVER, resolver_route, [DECOMPOSER, END])
+    graph.add_edge(DECOMPOSER, LAYER_ROUTER)
+    graph.add_conditional_edges(
+        LAYER_ROUTER, build_scan_layer_router(execute=execute), [SQL_AGENT, AGGREGATOR, END]
+    )
+    graph.add_edge(SQL_AGENT, LAYER_ROUTER)
+    graph.add_conditional_edges(AGGREGATOR, aggregator_route, [ANSWER_SYNTHESIZER, END])
+    graph.add_edge(ANSWER_SYNTHESIZER, END)
+    return graph.compile()

@@ -1,0 +1,51 @@
+"""EngineAggregatorNode: combine the scans' results along the DAG (DuckDB over Arrow)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from nl2sql.aggregation import run_combine
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import ErrorCode
+from nl2sql.pipeline.names import AGGREGATOR
+from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
+from nl2sql.pipeline.nodes.common import crash, reasoning
+from nl2sql.pipeline.state import GraphState
+
+NODE = AGGREGATOR
+
+
+class EngineAggregatorNode:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+        ctx = runtime.context
+        dag = state.execution_dag
+        try:
+            inputs = {sq_id: ctx.artifacts.read(ref) for sq_id, ref in state.artifact_refs.items()}
+            truncated = {sq_id: ref.truncated for sq_id, ref in state.artifact_refs.items()}
+            outcome = run_combine(dag, state.decomposer_response, inputs, truncated)
+            results = {
+                node_id: ctx.artifacts.write(
+                    table,
+                    tenant_id=state.user_context.tenant_id,
+                    request_id=state.trace_id,
+                    sub_query_id=node_id.replace(":", "_"),
+                    truncated=outcome.truncated.get(node_id, False),
+                )
+                for node_id, table in outcome.results.items()
+            }
+        except Exception as exc:
+            failure = crash(NODE, ErrorCode.AGGREGATOR_FAILED, exc)
+            response = AggregatorResponse(errors=[failure])
+            return {"aggregator_response": response, "errors": [failure],
+                    "reasoning": [reasoning(NODE, failure.message)]}
+        response = AggregatorResponse(
+            terminal_results=results, operations=outcome.operations,
+            errors=outcome.errors, warnings=outcome.warnings,
+        )
+        note = "; ".join(f"{k}: {v}" for k, v in outcome.operations.items()) or "nothing to combine"
+        return {
+            "aggregator_response": response,
+            "errors": outcome.errors,
+            "warnings": outcome.warnings,
+            "reasoning": [reasoning(NODE, note)],
+        }

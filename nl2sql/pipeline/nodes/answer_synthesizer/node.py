@@ -1,0 +1,41 @@
+"""AnswerSynthesizerNode: the answer in words, from the combined results."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import ErrorCode
+from nl2sql.pipeline.names import ANSWER_SYNTHESIZER
+from nl2sql.pipeline.nodes.common import reasoning, skill_failure
+from nl2sql.pipeline.state import GraphState
+from nl2sql.reasoning.base import ResultPreview, SynthesizeRequest
+
+NODE = ANSWER_SYNTHESIZER
+
+
+class AnswerSynthesizerNode:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+        ctx = runtime.context
+        previews = []
+        for node_id, ref in state.aggregator_response.terminal_results.items():
+            table = ctx.artifacts.read(ref)
+            head = table.slice(0, ctx.settings.answer_preview_rows).to_pylist()
+            previews.append(
+                ResultPreview(
+                    label=state.aggregator_response.operations.get(node_id, node_id),
+                    columns=table.column_names,
+                    rows=[tuple(row.values()) for row in head],
+                    row_count=table.num_rows,
+                    truncated=ref.truncated,
+                )
+            )
+        try:
+            response = ctx.models.skill(ANSWER_SYNTHESIZER).synthesize(
+                SynthesizeRequest(question=state.user_query, results=previews,
+                                  decomposition=state.decomposer_response)
+            )
+        except Exception as exc:
+            failure = skill_failure(NODE, exc, ErrorCode.SYNTHESIS_FAILED)
+            return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}
+        return {"answer_synthesizer_response": response, "reasoning": [reasoning(NODE, response.answer)]}

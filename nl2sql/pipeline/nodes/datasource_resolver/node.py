@@ -1,0 +1,82 @@
+"""DatasourceResolverNode: which datasources can answer, then the answerability check."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import ErrorCode, PipelineError
+from nl2sql.pipeline.names import ANSWERABILITY, DATASOURCE_RESOLVER
+from nl2sql.pipeline.nodes.common import error, reasoning, skill_failure
+from nl2sql.pipeline.nodes.datasource_resolver.schemas import (
+    DatasourceResolverResponse,
+    ResolvedDatasource,
+)
+from nl2sql.pipeline.state import GraphState
+from nl2sql.reasoning.base import AnswerabilityRequest
+
+NODE = DATASOURCE_RESOLVER
+
+
+class DatasourceResolverNode:
+    """Explicit id → check it; one datasource → no search; several → vector search; then the
+    answerability skill decides whether any candidate can answer."""
+
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+        ctx = runtime.context
+        candidates, failure = self._candidates(state, ctx)
+        if failure is not None:
+            return self._end(candidates, failure, "")
+        snapshots = {c.id: ctx.schemas.get(c.id) for c in candidates}
+        try:
+            skill = ctx.models.skill(ANSWERABILITY)
+            verdict = skill.check_answerability(
+                AnswerabilityRequest(question=state.user_query, datasources=snapshots)
+            )
+        except Exception as exc:  # a model call that failed is the resolver's failure
+            return self._end(candidates, skill_failure(NODE, exc, ErrorCode.SCHEMA_RETRIEVAL_FAILED), "")
+        if not verdict.answerable:
+            failure = error(NODE, ErrorCode.QUESTION_NOT_ANSWERABLE, verdict.reason)
+            return self._end(candidates, failure, verdict.reason)
+        allowed = [c.id for c in candidates if c.id in set(verdict.datasource_ids)]
+        response = DatasourceResolverResponse(
+            candidates=candidates, allowed_datasource_ids=allowed, answerable=True,
+            reason=verdict.reason,
+        )
+        note = f"candidates {[c.id for c in candidates]}; answerable by {allowed}: {verdict.reason}"
+        return {
+            "datasource_resolver_response": response,
+            "reasoning": [reasoning(NODE, note, confidence=verdict.confidence)],
+        }
+
+    def _candidates(
+        self, state: GraphState, ctx: NL2SQLContext
+    ) -> tuple[list[ResolvedDatasource], PipelineError | None]:
+        ids = list(ctx.datasources)
+        if state.datasource_id is not None:
+            if state.datasource_id not in ctx.datasources:
+                msg = f"unknown datasource {state.datasource_id!r}; known: {', '.join(ids)}"
+                return [], error(NODE, ErrorCode.INVALID_STATE, msg)
+            return [ResolvedDatasource(id=state.datasource_id, reason="explicit")], None
+        if len(ids) == 1:
+            return [ResolvedDatasource(id=ids[0], reason="only datasource")], None
+        store = ctx.vector_store
+        if store is None:
+            msg = "several datasources are registered but no vector store is configured"
+            return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, msg)
+        try:
+            hits = store.search_datasources(state.user_query, k=len(ids))
+        except Exception as exc:
+            return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, f"datasource search failed: {exc}")
+        ranked = [ResolvedDatasource(id=i, score=round(s, 4), reason="vector search") for i, s in hits if i in ctx.datasources]
+        if not ranked:
+            return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, "no datasource matches the question")
+        return ranked, None
+
+    def _end(self, candidates, failure: PipelineError, reason: str) -> dict:
+        response = DatasourceResolverResponse(candidates=candidates, answerable=False, reason=reason or failure.message)
+        return {
+            "datasource_resolver_response": response,
+            "errors": [failure],
+            "reasoning": [reasoning(NODE, failure.message)],
+        }

@@ -1,0 +1,46 @@
+"""DecomposerNode: sub-queries and how to combine them, then the ExecutionDAG built in code."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import ErrorCode, ErrorSeverity
+from nl2sql.pipeline.names import DECOMPOSER
+from nl2sql.pipeline.nodes.common import error, reasoning, skill_failure
+from nl2sql.pipeline.nodes.decomposer.dag import DAGError, build_dag
+from nl2sql.pipeline.state import GraphState
+from nl2sql.reasoning.base import DecomposeRequest
+
+NODE = DECOMPOSER
+
+
+class DecomposerNode:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+        ctx = runtime.context
+        allowed = state.datasource_resolver_response.allowed_datasource_ids
+        snapshots = {ds: ctx.schemas.get(ds) for ds in allowed}
+        try:
+            response = ctx.models.skill(DECOMPOSER).decompose(
+                DecomposeRequest(
+                    question=state.user_query,
+                    datasources=snapshots,
+                    descriptions={ds: ctx.descriptions.get(ds, "") for ds in allowed},
+                )
+            )
+        except Exception as exc:
+            failure = skill_failure(NODE, exc, ErrorCode.ORCHESTRATOR_CRASH,
+                                    severity=ErrorSeverity.CRITICAL)
+            return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}
+        stray = [sq.id for sq in response.sub_queries if sq.datasource_id not in snapshots]
+        note = reasoning(NODE, response.reasoning or "decomposed", sub_queries=len(response.sub_queries))
+        if stray:
+            failure = error(NODE, ErrorCode.PLANNER_FAILED,
+                            f"sub-queries {stray} target datasources that were not resolved")
+            return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}
+        try:
+            dag = build_dag(response)
+        except DAGError as exc:
+            failure = error(NODE, ErrorCode.PLANNER_FAILED, f"cannot build the execution plan: {exc}")
+            return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}
+        return {"decomposer_response": response, "execution_dag": dag, "reasoning": [note]}

@@ -1,0 +1,56 @@
+"""The main graph's routing decisions (conditional edges). Routers only decide; they never
+write state."""
+
+from __future__ import annotations
+
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.pipeline.graph_utils import build_scan_payload, subgraph_id_for
+from nl2sql.pipeline.names import AGGREGATOR, ANSWER_SYNTHESIZER, DECOMPOSER
+from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
+
+
+def resolver_route(state: GraphState) -> str:
+    """Continue to the decomposer only with an allowed datasource and an answerable question."""
+    response = state.datasource_resolver_response
+    if response is None or not response.answerable or not response.allowed_datasource_ids:
+        return END
+    return DECOMPOSER
+
+
+def build_scan_layer_router(*, execute: bool = True):
+    """The layer router: Send every scan that has not run, then aggregator or END."""
+
+    def route(state: GraphState, runtime: Runtime[NL2SQLContext]) -> list[Send] | str:
+        dag = state.execution_dag
+        if dag is None or not dag.layers:
+            return END
+        ctx: NL2SQLContext = runtime.context
+        by_id = {sq.id: sq for sq in state.decomposer_response.sub_queries}
+        sends = []
+        for node in dag.scan_nodes:
+            sq = by_id[node.sub_query_id]
+            spec = resolve_subgraph(sq.datasource_id, ctx.datasources.get(sq.datasource_id))
+            if subgraph_id_for(spec.name, sq.id) in state.subgraph_outputs:
+                continue  # already ran, whatever its status
+            sends.append(Send(spec.name, build_scan_payload(state, sq, spec.name)))
+        if sends:
+            return sends
+        if not execute or not state.artifact_refs:
+            return END  # nothing to combine: the sub-queries' own errors stand
+        return AGGREGATOR
+
+    return route
+
+
+def aggregator_route(state: GraphState) -> str:
+    """End the run when aggregation failed: never explain an empty result."""
+    response = state.aggregator_response
+    if response is None or response.errors:
+        return END
+    return ANSWER_SYNTHESIZER
+

@@ -1,0 +1,104 @@
+"""run_with_graph: one run of the graph with a real timeout and a per-run cancellation token.
+
+The graph streams on a worker thread while the caller waits at most `timeout_s`: when the
+timeout fires the run's token is cancelled (the worker stops before its next node) and the
+caller gets PIPELINE_TIMEOUT at once, not when the graph finishes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, PipelineExecutionError, safe_one_line
+from nl2sql.pipeline.graph import RunCancelled
+from nl2sql.pipeline.names import SQL_AGENT
+from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
+from nl2sql.pipeline.trace import StateTree, TraceRecorder, reducers_of
+from nl2sql.security.rbac import UserContext
+
+
+class RunOutcome:
+    """What a run leaves: the final state, the trace and timings (QueryResult wraps it)."""
+
+    def __init__(self, state: GraphState, tree: StateTree, final_node: int, seconds: float):
+        self.state = state
+        self.tree = tree
+        self.final_node = final_node
+        self.seconds = seconds
+
+
+def run_with_graph(
+    graph: Any,
+    ctx: NL2SQLContext,
+    question: str,
+    *,
+    datasource_id: str | None = None,
+    user_context: UserContext | None = None,
+    timeout_s: float | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    initial: dict[str, Any] | None = None,
+) -> RunOutcome:
+    """Run the compiled graph once; never raises for a pipeline failure (it is in the state)."""
+    run_ctx = ctx.for_run(on_event)
+    state = GraphState(
+        user_query=question,
+        user_context=user_context or UserContext(),
+        datasource_id=datasource_id,
+        **(initial or {}),
+    )
+    start = state.model_dump()
+    tree = StateTree(start, reducers_of(GraphState), reducers_of(SubgraphExecutionState))
+    recorder = TraceRecorder(tree, frozenset({SQL_AGENT}))
+    box: dict[str, Any] = {"values": start, "error": None}
+    started = time.perf_counter()
+
+    def work() -> None:
+        try:
+            for namespace, mode, data in graph.stream(
+                start, context=run_ctx, stream_mode=["updates", "values"], subgraphs=True
+            ):
+                recorder.on_event(namespace, mode, data)
+                if not namespace and mode == "values":
+                    box["values"] = data
+        except BaseException as exc:  # reported as a value below, never lost
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name=f"nl2sql-run-{state.trace_id[:8]}", daemon=True)
+    worker.start()
+    limit = timeout_s if timeout_s is not None else ctx.settings.pipeline_timeout_s
+    worker.join(limit)
+    extra: list[PipelineError] = []
+    if worker.is_alive():
+        run_ctx.cancel_token.cancel("timeout")
+        extra.append(_runtime_error(ErrorCode.PIPELINE_TIMEOUT, f"the run did not finish within {limit:g}s"))
+    elif box["error"] is not None:
+        extra.append(_from_exception(box["error"]))
+    # A timed-out worker may still be recording: read its cursor without settling branches.
+    final_node = recorder.current if worker.is_alive() else recorder.finish()
+    values = dict(box["values"])
+    values["errors"] = list(values.get("errors") or []) + extra
+    return RunOutcome(GraphState.model_validate(values), tree, final_node, time.perf_counter() - started)
+
+
+def _runtime_error(code: ErrorCode, message: str, **details: Any) -> PipelineError:
+    return PipelineError(node="runtime", message=message, severity=ErrorSeverity.ERROR,
+                         error_code=code, details=details)
+
+
+def _from_exception(exc: BaseException) -> PipelineError:
+    if isinstance(exc, PipelineExecutionError):
+        return exc.error
+    if isinstance(exc, RunCancelled):
+        return _runtime_error(ErrorCode.CANCELLED, safe_one_line(exc))
+    return PipelineError(
+        node="runtime",
+        message=f"unexpected {type(exc).__name__}: {safe_one_line(exc)}",
+        severity=ErrorSeverity.CRITICAL,
+        error_code=ErrorCode.UNKNOWN_ERROR,
+        details={"trace": "".join(traceback.format_exception(exc))},
+    )

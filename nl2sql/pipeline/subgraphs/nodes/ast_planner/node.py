@@ -1,0 +1,53 @@
+"""ASTPlannerNode: a PlanModel for the sub-query (a pinned plan is returned as it is)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import ErrorCode
+from nl2sql.pipeline.names import AST_PLANNER
+from nl2sql.pipeline.nodes.common import error, reasoning, skill_failure
+from nl2sql.pipeline.state import SubgraphExecutionState
+from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
+from nl2sql.reasoning.base import PlanRequest
+
+NODE = AST_PLANNER
+
+
+class ASTPlannerNode:
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
+        sq = state.sub_query
+        if state.pinned_plan is not None:
+            response = ASTPlannerResponse(plan=state.pinned_plan, plan_source="pinned",
+                                          reasoning=f"pinned plan ({state.pinned_source})")
+            return {"ast_planner_response": response, "reasoning": [reasoning(NODE, response.reasoning)]}
+        ctx = runtime.context
+        full = ctx.schemas.get(sq.datasource_id)
+        adapter = ctx.datasources[sq.datasource_id]
+        request = PlanRequest(
+            question=state.user_query,
+            sub_query=sq,
+            snapshot=full.model_copy(update={"tables": state.relevant_tables or full.tables}),
+            full_snapshot=full,
+            dialect=adapter.dialect,
+            feedback=state.refiner_response.latest_error if state.refiner_response else None,
+            hints=state.refiner_response.hints if state.refiner_response else {},
+            values=getattr(adapter, "lookup_values", None),
+        )
+        attempt = state.retry_count
+        try:
+            response = ctx.models.skill(AST_PLANNER).plan(request)
+        except Exception as exc:
+            failure = skill_failure(NODE, exc, ErrorCode.PLANNING_FAILURE, retryable=True,
+                                    sub_query_id=sq.id, attempt=attempt)
+            return {"ast_planner_response": ASTPlannerResponse(plan=None, confidence=0.0),
+                    "errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}
+        note = reasoning(NODE, response.reasoning, confidence=response.confidence, attempt=attempt)
+        if response.plan is None:
+            # A deliberate refusal: asking again with the same inputs gives the same answer.
+            failure = error(NODE, ErrorCode.PLANNING_FAILURE,
+                            response.reasoning or "the question could not be planned",
+                            sub_query_id=sq.id, attempt=attempt)
+            return {"ast_planner_response": response, "errors": [failure], "reasoning": [note]}
+        return {"ast_planner_response": response, "reasoning": [note]}

@@ -1,0 +1,96 @@
+"""The SQL agent subgraph: the only file that knows the order of its nodes.
+
+schema_retriever → ast_planner → logical_validator → generator → executor, with
+retry_handler → refiner → ast_planner on retryable findings of the latest attempt, while the
+retry budget lasts. A pinned plan is never retried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.pipeline.names import (
+    AST_PLANNER,
+    EXECUTOR,
+    GENERATOR,
+    LOGICAL_VALIDATOR,
+    REFINER,
+    RETRY_HANDLER,
+    SCHEMA_RETRIEVER,
+)
+from nl2sql.pipeline.state import SubgraphExecutionState
+from nl2sql.pipeline.subgraphs.nodes.ast_planner.node import ASTPlannerNode
+from nl2sql.pipeline.subgraphs.nodes.executor.node import ExecutorNode
+from nl2sql.pipeline.subgraphs.nodes.generator.node import GeneratorNode
+from nl2sql.pipeline.subgraphs.nodes.logical_validator.node import LogicalValidatorNode
+from nl2sql.pipeline.subgraphs.nodes.refiner.node import RefinerNode
+from nl2sql.pipeline.subgraphs.nodes.retry_handler.node import RetryHandlerNode
+from nl2sql.pipeline.subgraphs.nodes.schema_retriever.node import SchemaRetrieverNode
+
+
+def _attempt_errors(state: SubgraphExecutionState) -> list:
+    return [e for e in state.errors if e.details.get("attempt") == state.retry_count]
+
+
+def _may_retry(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> bool:
+    ctx = runtime.context
+    return (
+        state.pinned_plan is None
+        and state.retry_count < ctx.settings.sql_agent_max_retries
+        and not ctx.cancel_token.cancelled
+    )
+
+
+def _retry_or_end(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> str:
+    errors = _attempt_errors(state)
+    blocking = [e for e in errors if e.is_blocking]
+    if blocking and all(e.is_retryable for e in blocking) and _may_retry(state, runtime):
+        return RETRY_HANDLER
+    return END
+
+
+def after_planner(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> str:
+    plan = state.ast_planner_response.plan if state.ast_planner_response else None
+    return LOGICAL_VALIDATOR if plan is not None else _retry_or_end(state, runtime)
+
+
+def after_validator(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> str:
+    errors = _attempt_errors(state)
+    if any(e.is_blocking for e in errors):
+        return _retry_or_end(state, runtime)
+    if errors and _may_retry(state, runtime):
+        return RETRY_HANDLER  # warnings only: try for a clean plan while the budget lasts
+    return GENERATOR
+
+
+def build_sql_agent_graph(*, execute: bool = True, wrap: Callable[[str, Callable], Callable] | None = None):
+    def after_generator(state: SubgraphExecutionState) -> str:
+        if state.generator_response is None or not execute:
+            return END
+        return EXECUTOR
+
+    nodes = {
+        SCHEMA_RETRIEVER: SchemaRetrieverNode(),
+        AST_PLANNER: ASTPlannerNode(),
+        LOGICAL_VALIDATOR: LogicalValidatorNode(),
+        GENERATOR: GeneratorNode(),
+        EXECUTOR: ExecutorNode(),
+        RETRY_HANDLER: RetryHandlerNode(),
+        REFINER: RefinerNode(),
+    }
+    graph = StateGraph(SubgraphExecutionState, context_schema=NL2SQLContext)
+    for name, node in nodes.items():
+        graph.add_node(name, wrap(name, node) if wrap else node)
+    graph.add_edge(START, SCHEMA_RETRIEVER)
+    graph.add_edge(SCHEMA_RETRIEVER, AST_PLANNER)
+    graph.add_conditional_edges(AST_PLANNER, after_planner, [LOGICAL_VALIDATOR, RETRY_HANDLER, END])
+    graph.add_conditional_edges(LOGICAL_VALIDATOR, after_validator, [GENERATOR, RETRY_HANDLER, END])
+    graph.add_conditional_edges(GENERATOR, after_generator, [EXECUTOR, END])
+    graph.add_conditional_edges(EXECUTOR, _retry_or_end, [RETRY_HANDLER, END])
+    graph.add_edge(RETRY_HANDLER, REFINER)
+    graph.add_edge(REFINER, AST_PLANNER)
+    return graph.compile()

@@ -1,0 +1,154 @@
+"""The reasoning skills (one per model-made decision) and the per-node model registry.
+
+Every decision a model would make is a typed skill: a request dataclass in, a pydantic response
+out. The offline engine implements all of them; a chat model implements them through structured
+output. Nodes ask the registry for the skill of their node name and never know which is behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from nl2sql.errors import ConfigError, NL2SQLError
+from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
+from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
+from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery
+from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
+from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
+from nl2sql.plan import PlanModel
+from nl2sql.schema.models import SchemaSnapshot
+
+#: The nodes that make model decisions, in pipeline order.
+MODEL_NODES = ("answerability", "decomposer", "ast_planner", "refiner", "answer_synthesizer")
+
+#: Bounded lookup of existing values: (table_key, column, needle, limit) -> matching values.
+ValueLookup = Callable[[str, str, str, int], list[str]]
+
+
+@dataclass(frozen=True)
+class AnswerabilityRequest:
+    question: str
+    datasources: Mapping[str, SchemaSnapshot]  # the allowed candidates, best first
+
+
+@dataclass(frozen=True)
+class DecomposeRequest:
+    question: str
+    datasources: Mapping[str, SchemaSnapshot]  # the allowed candidates, best first
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    question: str  # the run's question
+    sub_query: SubQuery
+    snapshot: SchemaSnapshot  # the relevant tables (retrieved)
+    full_snapshot: SchemaSnapshot  # every table of the datasource, for join paths
+    dialect: str
+    feedback: Mapping[str, Any] | None = None  # latest attempt: {node, error_code, message}
+    hints: Mapping[str, Any] = field(default_factory=dict)  # structured repairs from the refiner
+    values: ValueLookup | None = None
+
+
+@dataclass(frozen=True)
+class RefineRequest:
+    question: str
+    sub_query: SubQuery
+    plan: PlanModel | None
+    latest_error: Mapping[str, Any]  # {node, error_code, message}
+    details: Mapping[str, Any]  # the error's structured details (e.g. suggestions)
+    snapshot: SchemaSnapshot
+
+
+@dataclass(frozen=True)
+class ResultPreview:
+    """What the synthesizer sees of one terminal result."""
+
+    label: str
+    columns: list[str]
+    rows: list[tuple]  # the first rows only
+    row_count: int
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class SynthesizeRequest:
+    question: str
+    results: list[ResultPreview]
+    decomposition: DecomposerResponse | None = None
+
+
+class AnswerabilitySkill(Protocol):
+    def check_answerability(self, request: AnswerabilityRequest) -> AnswerabilityResponse: ...
+
+
+class DecomposerSkill(Protocol):
+    def decompose(self, request: DecomposeRequest) -> DecomposerResponse: ...
+
+
+class PlannerSkill(Protocol):
+    def plan(self, request: PlanRequest) -> ASTPlannerResponse: ...
+
+
+class RefinerSkill(Protocol):
+    def refine(self, request: RefineRequest) -> RefinerResponse: ...
+
+
+class SynthesizerSkill(Protocol):
+    def synthesize(self, request: SynthesizeRequest) -> AnswerSynthesizerResponse: ...
+
+
+class MissingModelError(NL2SQLError):
+    """A node needs a model and none is configured (MISSING_LLM)."""
+
+
+class ModelRegistry:
+    """Maps each model node to a spec ("offline" or "provider:model") and builds its skill once."""
+
+    def __init__(
+        self,
+        specs: Mapping[str, str | None] | None = None,
+        default: str | None = "offline",
+        *,
+        skills: Mapping[str, Any] | None = None,
+    ):
+        """`skills` supplies ready skill objects per node (e.g. a scripted fake in tests)."""
+        unknown = (set(specs or {}) | set(skills or {})) - set(MODEL_NODES)
+        if unknown:
+            raise ConfigError(
+                f"unknown model node(s) {sorted(unknown)}; known nodes: {', '.join(MODEL_NODES)}"
+            )
+        self._specs = {node: (specs or {}).get(node, default) for node in MODEL_NODES}
+        self._skills: dict[str, Any] = dict(skills or {})
+
+    def spec(self, node: str) -> str | None:
+        return self._specs[node]
+
+    @property
+    def specs(self) -> dict[str, str | None]:
+        return dict(self._specs)
+
+    def skill(self, node: str) -> Any:
+        """The object implementing `node`'s skill; MissingModelError when none is configured."""
+        if node in self._skills:
+            return self._skills[node]
+        spec = self._specs.get(node)
+        if not spec:
+            raise MissingModelError(f"no model is configured for node {node!r}")
+        self._skills[node] = _build_skill(spec)
+        return self._skills[node]
+
+
+def _build_skill(spec: str) -> Any:
+    if spec == "offline":
+        from nl2sql.reasoning.offline.engine import OfflineEngine
+
+        return OfflineEngine()
+    if ":" not in spec:
+        raise ConfigError(f"model spec {spec!r} must be 'offline' or 'provider:model'")
+    raise ConfigError(
+        f"model spec {spec!r}: chat-model backends are not part of this build yet; "
+        "use 'offline' (the built-in engine)"
+    )

@@ -1,0 +1,97 @@
+"""The resolved query the shape parser produces and the plan builder renders into a PlanModel.
+
+Columns here name tables by `Table.key`; aliases are assigned only when the plan is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+
+class Unclear(ValueError):
+    """The question cannot be planned without guessing; the message says what was not understood."""
+
+
+@dataclass(frozen=True)
+class Col:
+    table: str
+    column: str
+
+    @property
+    def ref(self) -> str:
+        return f"{self.table}.{self.column}"
+
+
+@dataclass(frozen=True)
+class Agg:
+    """An aggregate: COUNT(*) of `table` when col is None, else func(col)."""
+
+    func: str
+    table: str
+    col: Col | None = None
+    distinct: bool = False
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of a date column (EXTRACT(year|quarter|month|day FROM col))."""
+
+    part: str
+    col: Col
+
+
+Target = Col | Agg | Part
+
+
+@dataclass
+class Cond:
+    """One condition: op is = != < <= > >= between in range part."""
+
+    target: Target
+    op: str
+    values: list = field(default_factory=list)
+    negated: bool = False
+    text: str = ""  # the question words it comes from, for the reasoning
+
+
+@dataclass
+class Query:
+    root: str
+    select: list[tuple[Target, str | None]] = field(default_factory=list)
+    where: list[Cond] = field(default_factory=list)
+    group: list[Target] = field(default_factory=list)
+    having: list[Cond] = field(default_factory=list)
+    order: list[tuple[Target, str]] = field(default_factory=list)
+    limit: int | None = None
+    star: bool = False  # SELECT * of the root table
+    in_subquery: tuple[Col, Query] | None = None  # WHERE col IN (sub-query)
+    preferred: set[str] = field(default_factory=set)  # tables the question mentions
+    notes: list[str] = field(default_factory=list)
+    shape: str = ""
+    penalty: float = 0.0  # confidence lost to tie-breaks and ambiguity
+
+    def tables(self) -> list[str]:
+        """Every table the query refers to, root first."""
+        out = [self.root]
+        targets = [t for t, _ in self.select] + self.group + [t for t, _ in self.order]
+        targets += [c.target for c in self.where + self.having]
+        if self.in_subquery:
+            targets.append(self.in_subquery[0])
+        for t in targets:
+            for table in _tables_of(t):
+                if table not in out:
+                    out.append(table)
+        return out
+
+
+def _tables_of(t: Target) -> list[str]:
+    if isinstance(t, Col):
+        return [t.table]
+    if isinstance(t, Part):
+        return [t.col.table]
+    return [t.col.table] if t.col is not None else [t.table]
+
+
+def iso(day: date) -> str:
+    return day.isoformat()

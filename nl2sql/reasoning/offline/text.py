@@ -1,0 +1,193 @@
+"""Words: tokenization, a light stemmer, identifier splitting, synonyms and number words.
+
+Everything here is a pure function of its input. Question words and schema identifiers go through
+the same `stem` and `canon`, so matching only needs the two sides to be normalized alike — the
+stemmer is consistent rather than linguistically exact ("placed" and "place" both read "plac").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TOKEN = re.compile(
+    r"(?P<quoted>(?:(?<=^)|(?<=[\s(,:=]))(?:'(?P<q1>[^']+)'|\"(?P<q2>[^\"]+)\"|“(?P<q3>[^”]+)”)"
+    r"(?=[\s).,?!;:]|$))"
+    r"|(?P<date>\d{4}-\d{2}-\d{2})"
+    r"|(?P<number>\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"|(?P<op>>=|<=|!=|<>|[<>=])"
+    r"|(?P<word>[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?)"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])")
+
+# Function words: they carry the shape of a question, never its subject.
+STOP = frozenset(
+    """a an the of in on at to for from by with and or is are was were be been being do does did
+    have has had it its this that these those there their they them we our us you your i me my he
+    she his her as if than then so such into onto which what who whom whose when where why how
+    please can could would should will shall may might must also only just all any some each every
+    per about s also there's what's whats one ones""".split()
+)
+
+# Words of the question's frame (verbs of asking, shape cues): never a schema subject on their own.
+FRAME = frozenset(
+    """many much number count counts total sum average avg mean maximum max minimum min top bottom
+    highest lowest largest smallest biggest greatest most least fewest best worst list show give tell
+    find get display return name names compare compared versus vs along well both respectively
+    different distinct unique ordered sorted ranked descending ascending desc asc
+    greater less more fewer over above under below exceeding exceeds between equal equals exactly
+    least most than first last group grouped broken down separately overall altogether
+    placed made exist exists existing recorded registered listed stored available currently
+    not except excluding without non year years month months quarter quarters day days week weeks
+    yearly monthly quarterly daily common frequent popular expensive cheap cheapest priciest recent
+    oldest youngest newest latest earliest heaviest lightest tallest longest shortest""".split()
+)
+
+# Irregular forms the suffix rules cannot reach.
+_IRREGULAR = {
+    "people": "person", "persons": "person", "children": "child", "men": "man", "women": "woman",
+    "sold": "sell", "bought": "buy", "paid": "pay", "spent": "spend", "wrote": "write",
+    "written": "write", "made": "make", "held": "hold", "taught": "teach", "mice": "mouse",
+    "feet": "foot", "teeth": "tooth", "data": "data", "media": "media", "criteria": "criterion",
+}
+
+# Abbreviations common in column names, expanded before stemming.
+ABBREVIATIONS = {
+    "qty": "quantity", "amt": "amount", "num": "number", "nbr": "number", "no": "number",
+    "dt": "date", "desc": "description", "cust": "customer", "prod": "product", "addr": "address",
+    "dept": "department", "emp": "employee", "mgr": "manager", "acct": "account", "cnt": "count",
+    "yr": "year", "pct": "percent", "tel": "phone", "dob": "birthday", "cat": "category",
+    "avg": "average", "qtr": "quarter", "mo": "month", "loc": "location", "org": "organization",
+}
+
+# Generic analytics synonyms; every word of a group reads as the group's first word.
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("customer", "client", "buyer", "shopper", "purchaser", "consumer", "patron"),
+    ("employee", "staff", "worker", "personnel"),
+    ("revenue", "turnover", "income", "earnings"),
+    ("order", "purchase"),
+    ("supplier", "vendor"),
+    ("city", "town"),
+    ("country", "nation"),
+    ("state", "province"),
+    ("phone", "telephone"),
+    ("salary", "wage", "wages", "pay"),
+    ("movie", "film"),
+    ("car", "vehicle", "automobile"),
+    ("student", "pupil"),
+    ("teacher", "instructor", "lecturer"),
+    ("birthday", "birthdate", "dob"),
+    ("quantity", "qty"),
+    ("category", "categories"),
+    ("email", "mail", "e-mail"),
+)
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12,
+}
+
+
+def stem(word: str) -> str:
+    """A consistent light stem: plural, -ed, -ing and final -e removed, final double letter merged."""
+    w = word.lower().replace("’", "'").split("'")[0]
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "shes", "ches", "xes", "zes", "uses")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ing") and len(w) >= 6:
+        w = w[:-3]
+    elif w.endswith("ied") and len(w) >= 5:
+        w = w[:-3] + "y"
+    elif w.endswith("ed") and len(w) >= 5:
+        w = w[:-2]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    # "cancelled"/"cancel", "fill"/"filled": merge a final double consonant on both sides.
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeious":
+        w = w[:-1]
+    return w
+
+
+_CANON: dict[str, str] = {}
+for _group in SYNONYM_GROUPS:
+    for _w in _group:
+        _CANON[stem(_w)] = stem(_group[0])
+
+
+def canon(word: str) -> str:
+    """The stem of `word`, mapped to its synonym group's representative."""
+    s = stem(word)
+    return _CANON.get(s, s)
+
+
+def split_identifier(name: str) -> list[str]:
+    """Split `unit_price`, `UnitPrice`, `order-items 2` into lower-case words, abbreviations expanded."""
+    parts = re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", name))
+    words = [p.lower() for p in parts if p]
+    return [ABBREVIATIONS.get(w, w) for w in words]
+
+
+def number_word(word: str) -> int | None:
+    """`five` -> 5; None for anything else."""
+    return _NUMBER_WORDS.get(word.lower())
+
+
+@dataclass(frozen=True)
+class Token:
+    """One question token; `kind` is word, number, date, quoted or op."""
+
+    index: int
+    text: str  # as written (without quotes for a quoted literal)
+    kind: str
+    start: int
+    end: int
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+    @property
+    def stem(self) -> str:
+        return stem(self.text) if self.kind == "word" else self.low
+
+    @property
+    def canon(self) -> str:
+        return canon(self.text) if self.kind == "word" else self.low
+
+    @property
+    def number(self) -> float | int | None:
+        """The numeric value of a number token or a number word."""
+        if self.kind == "number":
+            raw = self.text.replace(",", "")
+            return float(raw) if "." in raw else int(raw)
+        if self.kind == "word":
+            return number_word(self.text)
+        return None
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split a question into tokens; quoted literals keep their inner text and case."""
+    tokens: list[Token] = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup or "word"
+        if m.group("quoted") is not None:
+            kind, value = "quoted", m.group("q1") or m.group("q2") or m.group("q3") or ""
+        else:
+            kind = next(k for k in ("date", "number", "op", "word") if m.group(k) is not None)
+            value = m.group(kind)
+        tokens.append(Token(len(tokens), value, kind, m.start(), m.end()))
+    return tokens
+
+
+def is_content(token: Token) -> bool:
+    """A word that may name a table, a column or a value (not a function or frame word)."""
+    return token.kind == "word" and token.low not in STOP and token.low not in FRAME

@@ -1,0 +1,159 @@
+"""QueryResult: what a run returns — status, answer, frames, sub-queries, errors, trace.
+
+Everything here renders deterministically (no object ids, timestamps or absolute paths in the
+text and HTML reprs), so notebooks can be compared by nbval.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import TYPE_CHECKING, Any, Literal
+
+from nl2sql.errors import ErrorCode, PipelineError, RunWarning
+from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from nl2sql.pipeline.runtime import RunOutcome
+    from nl2sql.pipeline.trace import StateTree
+    from nl2sql.session import Session
+
+Status = Literal["success", "error", "needs_approval", "not_answerable"]
+
+
+class QueryResult:
+    def __init__(self, outcome: RunOutcome, session: Session, *, question: str,
+                 datasource: str | None, execute: bool):
+        state = outcome.state
+        self.question = question
+        self.datasource = datasource
+        self.executed = execute
+        self.trace_id = state.trace_id
+        self.errors: list[PipelineError] = list(state.errors)
+        self.warnings: list[RunWarning] = list(state.warnings)
+        self.approvals_needed = list(state.approvals_needed)
+        self.sub_queries: list[SubgraphOutput] = list(state.subgraph_outputs.values())
+        self.reasoning: list[dict[str, Any]] = list(state.reasoning)
+        self.decomposition = state.decomposer_response
+        self.trace: StateTree = outcome.tree
+        self.trace_final_node = outcome.final_node
+        self.timings = {"total_s": outcome.seconds}
+        self.answer: str | None = (
+            state.answer_synthesizer_response.answer if state.answer_synthesizer_response else None
+        )
+        self._state = state
+        self._session = session
+        self._tables: dict[str, pa.Table] | None = None
+        self.status: Status = self._status()
+
+    def _status(self) -> Status:
+        if any(e.error_code == ErrorCode.QUESTION_NOT_ANSWERABLE for e in self.errors):
+            return "not_answerable"
+        if any(e.is_blocking for e in self.errors):
+            return "error"
+        if self.approvals_needed:
+            return "needs_approval"
+        if self.executed and self.answer is None:
+            return "error"
+        return "success"
+
+    # -- data ---------------------------------------------------------------------------------
+    @property
+    def sql(self) -> str | None:
+        """The SQL of the run: one statement, or each sub-query's separated by blank lines."""
+        drafts = [o.sql_draft for o in self.sub_queries if o.sql_draft]
+        return "\n\n".join(drafts) if drafts else None
+
+    @property
+    def tables(self) -> dict[str, pa.Table]:
+        """Terminal results as Arrow tables, keyed by DAG node id (empty unless executed)."""
+        if self._tables is None:
+            agg = self._state.aggregator_response
+            refs = agg.terminal_results if agg else {}
+            self._tables = {k: self._session.context.artifacts.read(r) for k, r in refs.items()}
+        return self._tables
+
+    def table(self) -> pa.Table | None:
+        """The answer's table: the single terminal result (None when nothing was combined)."""
+        tables = list(self.tables.values())
+        return tables[0] if tables else None
+
+    def to_pandas(self) -> pd.DataFrame:
+        import pandas as pd
+
+        table = self.table()
+        return table.to_pandas() if table is not None else pd.DataFrame()
+
+    def to_polars(self) -> pl.DataFrame:
+        import polars as pl
+
+        table = self.table()
+        return pl.from_arrow(table) if table is not None else pl.DataFrame()
+
+    @property
+    def frames(self) -> dict[str, pd.DataFrame]:
+        return {k: t.to_pandas() for k, t in self.tables.items()}
+
+    def rerun(self) -> QueryResult:
+        """Ask the same question again, with the same options."""
+        return self._session.ask(self.question, datasource=self.datasource, execute=self.executed)
+
+    # -- reprs --------------------------------------------------------------------------------
+    def to_dict(self, *, rows: int = 50) -> dict[str, Any]:
+        table = self.table()
+        return {
+            "status": self.status,
+            "question": self.question,
+            "answer": self.answer,
+            "sql": self.sql,
+            "columns": table.column_names if table is not None else [],
+            "rows": [list(r.values()) for r in table.slice(0, rows).to_pylist()] if table is not None else [],
+            "row_count": table.num_rows if table is not None else 0,
+            "sub_queries": [
+                {
+                    "id": o.sub_query.id if o.sub_query else o.subgraph_id,
+                    "datasource": o.sub_query.datasource_id if o.sub_query else None,
+                    "intent": o.sub_query.intent if o.sub_query else None,
+                    "status": o.status,
+                    "retries": o.retry_count,
+                    "sql": o.sql_draft,
+                    "dialect": o.dialect,
+                    "rows": o.artifact.row_count if o.artifact else None,
+                    "truncated": o.artifact.truncated if o.artifact else None,
+                }
+                for o in self.sub_queries
+            ],
+            "errors": [e.model_dump(mode="json", exclude={"details"}) for e in self.errors],
+            "warnings": [w.model_dump(mode="json") for w in self.warnings],
+            "approvals_needed": [a.model_dump(mode="json") for a in self.approvals_needed],
+            "timings": self.timings,
+        }
+
+    def to_json(self, **kw: Any) -> str:
+        return json.dumps(self.to_dict(), default=str, indent=2, **kw)
+
+    def __repr__(self) -> str:
+        head = f"QueryResult(status={self.status!r}"
+        if self.answer:
+            head += f", answer={self.answer!r}"
+        if self.errors:
+            head += f", errors={[e.error_code.value for e in self.errors]!r}"
+        return head + ")"
+
+    def _repr_html_(self) -> str:
+        from nl2sql.notebook.html import render_html
+
+        return render_html(self)
+
+    @property
+    def first_error(self) -> PipelineError | None:
+        blocking = [e for e in self.errors if e.is_blocking]
+        return blocking[0] if blocking else (self.errors[0] if self.errors else None)
+
+
+def escape(text: object) -> str:
+    return html.escape(str(text))

@@ -1,0 +1,159 @@
+"""Settings: defaults < config file < environment (NL2SQL_*) < %config < explicit arguments.
+
+The config file is `nl2sql.toml` in the working folder or a parent (or `[tool.nl2sql]` in a
+`pyproject.toml`). `${ENV_VAR}` in any string value is expanded from the environment; an unset
+variable is a ConfigError naming it (never its value).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from nl2sql.errors import ConfigError
+
+CONFIG_FILE = "nl2sql.toml"
+PROJECT_DIR = ".nl2sql"
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class Settings(BaseSettings):
+    """Pipeline settings. Environment variables are NL2SQL_<FIELD> (e.g. NL2SQL_ROW_CAP)."""
+
+    model_config = SettingsConfigDict(env_prefix="NL2SQL_", extra="forbid")
+
+    row_cap: int = Field(10_000, ge=1, description="rows kept per sub-query result")
+    statement_timeout_s: float = Field(30.0, gt=0, description="per-statement timeout")
+    pipeline_timeout_s: float = Field(60.0, gt=0, description="whole-run timeout")
+    sql_agent_max_retries: int = Field(3, ge=0)
+    sql_agent_retry_base_delay_sec: float = Field(0.05, ge=0)
+    sql_agent_retry_max_delay_sec: float = Field(1.0, ge=0)
+    sql_agent_retry_jitter_sec: float = Field(0.05, ge=0)
+    logical_validator_strict_columns: bool = True
+    sample_values: int = Field(20, ge=0, description="distinct values sampled per text column")
+    retrieval_top_k_tables: int = Field(8, ge=1)
+    retrieval_top_k_datasources: int = Field(3, ge=1)
+    retrieval_min_tables: int = Field(
+        12, ge=1, description="schemas with at most this many tables skip table retrieval"
+    )
+    artifact_path_template: str = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
+    answer_preview_rows: int = Field(20, ge=1)
+    project_dir: Path | None = None  # default: .nl2sql beside the config file, or in the cwd
+
+
+class SourceConfig(BaseModel):
+    """One `[sources.<id>]` table of the config file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = None
+    path: str | None = None
+    description: str | None = None
+    row_cap: int | None = None
+    timeout_s: float | None = None
+
+    @property
+    def location(self) -> str:
+        if not (self.url or self.path):
+            raise ConfigError("a source needs `url` or `path`")
+        return self.url or self.path  # type: ignore[return-value]
+
+
+class FileConfig(BaseModel):
+    """The whole config file, validated."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sources: dict[str, SourceConfig] = Field(default_factory=dict)
+    models: dict[str, str] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    policies: dict[str, Any] = Field(default_factory=dict)
+    curated: dict[str, Any] = Field(default_factory=dict)
+    path: Path | None = None
+
+
+def find_config_file(start: Path | None = None) -> Path | None:
+    """The nearest nl2sql.toml (or pyproject.toml with [tool.nl2sql]) from `start` upwards."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and "tool" in (data := _read_toml(pyproject)) and "nl2sql" in data["tool"]:
+            return pyproject
+    return None
+
+
+def load_config_file(path: Path | None) -> FileConfig:
+    """Parse and validate a config file; `None` gives an empty configuration."""
+    if path is None:
+        return FileConfig()
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path.name}")
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("nl2sql", {})
+    try:
+        config = FileConfig.model_validate(expand_env(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{path.name}: {where}: {first['msg']}") from None
+    return config.model_copy(update={"path": path.resolve()})
+
+
+def build_settings(file_settings: dict[str, Any], overrides: dict[str, Any] | None = None) -> Settings:
+    """Settings from the file's [settings], then NL2SQL_* environment, then explicit overrides."""
+    env_names = {k for k in Settings.model_fields if f"NL2SQL_{k.upper()}" in os.environ}
+    base = {k: v for k, v in file_settings.items() if k not in env_names}
+    try:
+        # Settings() reads the environment; init kwargs would override it, so pass only the
+        # file values the environment does not set, then apply explicit overrides on top.
+        settings = Settings(**base)
+        if overrides:
+            settings = Settings(**{**settings.model_dump(), **overrides})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"setting {first['loc'][0]}: {first['msg']}") from None
+    return settings
+
+
+def expand_env(value: Any) -> Any:
+    """Expand ${VAR} in every string of a nested structure."""
+    if isinstance(value, str):
+        return _ENV_REF.sub(_env_value, value)
+    if isinstance(value, dict):
+        return {k: expand_env(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_env(v) for v in value]
+    return value
+
+
+def _env_value(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name not in os.environ:
+        raise ConfigError(f"environment variable {name} is referenced in the config but not set")
+    return os.environ[name]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path.name} is not valid TOML: {exc}") from None
+
+
+def project_dir(settings: Settings, config: FileConfig) -> Path:
+    """Where persistent state lives: settings.project_dir, else beside the config file, else cwd."""
+    if settings.project_dir is not None:
+        return Path(settings.project_dir)
+    base = config.path.parent if config.path else Path.cwd()
+    return base / PROJECT_DIR

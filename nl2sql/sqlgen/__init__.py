@@ -1,0 +1,8 @@
+"""SQL generation: render a PlanModel as SQL for a dialect with sqlglot expressions."""
+
+from __future__ import annotations
+
+from nl2sql.sqlgen.dialects import SQLGenError, sqlglot_dialect
+from nl2sql.sqlgen.render import plan_to_expression, render_plan
+
+__all__ = ["SQLGenError", "plan_to_expression", "render_plan", "sqlglot_dialect"]

@@ -1,0 +1,62 @@
+"""The access-policy rule: tables and columns the caller's role may not read (RBAC).
+
+Deny by default once a policy is given: a table outside `allowed_tables` (Table.key values) is
+refused, and so is a column outside `allowed_columns[table]` when that table has a column list,
+including the columns a `*` would read. COUNT(*) reads no column values and is allowed.
+Findings are SECURITY_VIOLATION, CRITICAL and never retryable.
+"""
+
+from __future__ import annotations
+
+from nl2sql.errors import ErrorCode, ErrorSeverity
+from nl2sql.plan import Star
+from nl2sql.validation.scope import Finding, PlanScope, RuleContext
+
+
+def access_policy(ctx: RuleContext) -> list[Finding]:
+    """Tables outside `allowed_tables` and columns outside `allowed_columns[table]` are refused."""
+    findings: dict[tuple, Finding] = {}
+    for scope in ctx.scopes:
+        for ref in scope.plan.tables:
+            table = ctx.snapshot.table(ref.name)
+            key = table.key if table is not None else ref.name
+            if ctx.allowed_tables is not None and key.lower() not in ctx.allowed_tables:
+                message = f"Table {key!r} is not allowed by the access policy."
+                findings[(key.lower(),)] = _denied(message, table=key, path=scope.path)
+        for item in scope.plan.select:
+            if isinstance(item.expr, Star):
+                _star_columns(ctx, scope, item.expr, findings)
+    for scope, clause, ref, resolved in ctx.column_uses():
+        if resolved.status == "found" and not _column_allowed(ctx, resolved.table.key, ref.name):
+            key = resolved.table.key
+            message = f"Column {resolved.column.name!r} of table {key!r} is not allowed by the access policy."
+            findings[(key.lower(), ref.name.lower())] = _denied(
+                message, table=key, column=resolved.column.name, clause=clause, path=scope.path
+            )
+    return list(findings.values())
+
+
+def _star_columns(ctx: RuleContext, scope: PlanScope, star: Star, findings: dict) -> None:
+    if star.table is not None:
+        found = scope.declared(star.table)
+        tables = [found[1]] if found and found[1] is not None else []
+    else:
+        tables = [t for t in scope.tables.values() if t is not None]
+    for table in tables:
+        denied = [c.name for c in table.columns if not _column_allowed(ctx, table.key, c.name)]
+        if denied:
+            message = f"SELECT * on {table.key!r} would read columns the access policy denies."
+            findings[(table.key.lower(), "*")] = _denied(
+                message, table=table.key, columns=denied, path=scope.path
+            )
+
+
+def _column_allowed(ctx: RuleContext, table_key: str, column: str) -> bool:
+    allowed = (ctx.allowed_columns or {}).get(table_key.lower())
+    return allowed is None or column.lower() in allowed
+
+
+def _denied(message: str, **details) -> Finding:
+    return Finding(
+        ErrorCode.SECURITY_VIOLATION, message, details, ErrorSeverity.CRITICAL, retryable=False
+    )
