@@ -85,6 +85,7 @@ class NL2SQLContext:
     descriptions: Mapping[str, str] = field(default_factory=dict)
     cancel_token: CancelToken = field(default_factory=CancelToken)
     on_event: Callable[[dict[str, Any]], None] | None = None
+    deadline: float | None = None  # time.monotonic() by which this run must end
     # Shared by every per-run copy, so the store is created once per session.
     _vector_box: list[Any] = field(default_factory=lambda: [None], repr=False)
     _vector_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -93,9 +94,17 @@ class NL2SQLContext:
         if not self.datasources:
             raise ConfigError("no datasource is configured")
 
-    def for_run(self, on_event: Callable[[dict[str, Any]], None] | None = None) -> NL2SQLContext:
-        """A copy sharing every service, with a fresh cancellation token."""
-        return dataclasses.replace(self, cancel_token=CancelToken(), on_event=on_event)
+    def for_run(
+        self,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        *,
+        deadline: float | None = None,
+        cancel_token: CancelToken | None = None,
+    ) -> NL2SQLContext:
+        """A copy sharing every service, with this run's own token, deadline and listener."""
+        return dataclasses.replace(
+            self, cancel_token=cancel_token or CancelToken(), on_event=on_event, deadline=deadline
+        )
 
     @property
     def vector_store(self) -> VectorStore | None:

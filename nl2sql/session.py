@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from nl2sql.context import NL2SQLContext, SchemaStore
+from nl2sql.context import CancelToken, NL2SQLContext, SchemaStore
 from nl2sql.errors import ConfigError
 from nl2sql.reasoning.base import MODEL_NODES, ModelRegistry
 from nl2sql.result import QueryResult
@@ -69,6 +69,7 @@ class Session:
         user: UserContext | None = None,
         timeout_s: float | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        cancel_token: CancelToken | None = None,
     ) -> QueryResult:
         """Answer `question` through the whole pipeline; never raises for a pipeline failure."""
         from nl2sql.pipeline.runtime import run_with_graph
@@ -83,6 +84,7 @@ class Session:
             user_context=user or self.user,
             timeout_s=timeout_s,
             on_event=on_event,
+            cancel_token=cancel_token,
         )
         return QueryResult(outcome, self, question=question.strip(), datasource=datasource, execute=execute)
 
@@ -105,7 +107,7 @@ def connect(
     *,
     config: str | Path | None = None,
     sources: Mapping[str, str | Mapping[str, Any]] | None = None,
-    models: str | Mapping[str, str] | None = None,
+    models: str | Mapping[str, Any] | None = None,
     user: UserContext | None = None,
     settings: Mapping[str, Any] | None = None,
 ) -> Session:
@@ -115,7 +117,8 @@ def connect(
         target: "demo" for the built-in demo sources, or a config file path.
         config: a config file (default: the nearest nl2sql.toml, if any).
         sources: {id: url-or-path} or {id: {"url": ..., "description": ...}}; overrides the file.
-        models: one spec for every node ("offline", "provider:model") or {node: spec}.
+        models: one spec for every node ("offline", "provider:model") or {node: spec}, where a
+            spec may also be an object implementing that node's skill.
         user: who is asking (roles for policies).
         settings: explicit setting overrides, e.g. {"row_cap": 1000}.
     """
@@ -158,7 +161,7 @@ def _model_specs(file_models: Mapping[str, str], explicit: str | Mapping[str, st
 
 
 def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folder: Path,
-                  model_specs: Mapping[str, str]) -> NL2SQLContext:
+                  model_specs: Mapping[str, Any]) -> NL2SQLContext:
     """Open every datasource and wire the services the nodes use."""
     from nl2sql.datasources.factory import open_datasource
     from nl2sql.execution.artifacts import ArtifactStore
@@ -178,7 +181,11 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
         settings=settings,
         datasources=adapters,
         schemas=schemas,
-        models=ModelRegistry(model_specs),
+        models=ModelRegistry(
+            {n: v for n, v in model_specs.items() if isinstance(v, str)},
+            # A non-string value is a ready skill object (e.g. a scripted model in tests).
+            skills={n: v for n, v in model_specs.items() if not isinstance(v, str)},
+        ),
         artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template),
         descriptions=descriptions,
     )

@@ -207,9 +207,15 @@ def compare(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
             if c not in inputs.keys[i]:
                 items.append(column(c, refs[i]))
                 names.append(f"{c}_{inputs.labels[i]}")
-    for i, c in _measures(inputs):
+    measures = _measures(inputs)
+    for i, c in measures:
         items.append(exp.Sub(this=column(c, refs[i]), expression=column(c, refs[0])))
         names.append(f"{c}_diff" if len(refs) == 2 else f"{c}_diff_{inputs.labels[i]}")
+    lone = _lone_measures(inputs) if not measures and len(refs) == 2 else None
+    if lone:
+        # Two different measures side by side (orders vs tickets): their difference still helps.
+        items.append(exp.Sub(this=column(lone[1], refs[1]), expression=column(lone[0], refs[0])))
+        names.append(f"{lone[1]}_minus_{lone[0]}_diff")
     select = exp.select(
         *(alias(e, n) for e, n in zip(items, unique_names(names), strict=True))
     ).from_(refs[0])
@@ -237,6 +243,20 @@ def _compare_keys(refs: list[exp.Table], keys: list[list[str]]) -> list[exp.Expr
         )
         for j, key in enumerate(keys[0])
     ]
+
+
+def _lone_measures(inputs: CombineInputs) -> tuple[str, str] | None:
+    """The single numeric non-key column of each of two inputs, when each has exactly one."""
+    found = []
+    for i, table in enumerate(inputs.tables):
+        numeric = [
+            c for c in table.column_names
+            if c not in inputs.keys[i] and _numeric(_plain(table.schema.field(c).type))
+        ]
+        if len(numeric) != 1:
+            return None
+        found.append(numeric[0])
+    return found[0], found[1]
 
 
 def _measures(inputs: CombineInputs) -> list[tuple[int, str]]:

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from nl2sql.context import NL2SQLContext
+from nl2sql.context import CancelToken, NL2SQLContext
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, PipelineExecutionError, safe_one_line
 from nl2sql.pipeline.graph import RunCancelled
 from nl2sql.pipeline.names import SQL_AGENT
@@ -42,9 +42,11 @@ def run_with_graph(
     timeout_s: float | None = None,
     on_event: Callable[[dict[str, Any]], None] | None = None,
     initial: dict[str, Any] | None = None,
+    cancel_token: CancelToken | None = None,
 ) -> RunOutcome:
     """Run the compiled graph once; never raises for a pipeline failure (it is in the state)."""
-    run_ctx = ctx.for_run(on_event)
+    limit = timeout_s if timeout_s is not None else ctx.settings.pipeline_timeout_s
+    run_ctx = ctx.for_run(on_event, deadline=time.monotonic() + limit, cancel_token=cancel_token)
     state = GraphState(
         user_query=question,
         user_context=user_context or UserContext(),
@@ -70,7 +72,6 @@ def run_with_graph(
 
     worker = threading.Thread(target=work, name=f"nl2sql-run-{state.trace_id[:8]}", daemon=True)
     worker.start()
-    limit = timeout_s if timeout_s is not None else ctx.settings.pipeline_timeout_s
     worker.join(limit)
     extra: list[PipelineError] = []
     if worker.is_alive():

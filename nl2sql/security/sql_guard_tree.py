@@ -34,11 +34,15 @@ _LABELS = {
     "truncatetable": "TRUNCATE",
     "loaddata": "LOAD DATA",
 }
+# Suffixes DuckDB (or an extension it may autoload) reads as a file when used as a table name.
 _FILE_EXTENSIONS = frozenset(
     "csv tsv txt parquet json jsonl ndjson gz zst zstd bz2 xz lz4 arrow feather ipc avro orc "
-    "xlsx xls db sqlite sqlite3 duckdb ddb tbl dat psv text blob".split()
+    "xlsx xls db sqlite sqlite3 duckdb ddb".split()
 )
+# DuckDB runs `FROM (SHOW TABLES)`; sqlglot reads it as a table named SHOW aliased TABLES.
+_DUCKDB_STATEMENT_WORDS = frozenset({"show", "summarize", "describe", "desc"})
 _PRIORITY = (
+    GuardCode.NOT_A_QUERY,
     GuardCode.FORBIDDEN_FUNCTION,
     GuardCode.FORBIDDEN_TABLE_SOURCE,
     GuardCode.UNKNOWN_TABLE,
@@ -73,7 +77,7 @@ WRITE_CLASSES = _write_classes()
 
 
 def write_label(node: exp.Expr) -> str:
-    """What a write node is, for a message: "DELETE", "SELECT ... INTO", "VACUUM statement"."""
+    """What a write node is, for a message: "DELETE", "SELECT ... INTO", "VACUUM"."""
     if isinstance(node, exp.Command):
         return str(node.this).upper()
     label = _LABELS.get(node.key, node.key.upper())
@@ -182,6 +186,11 @@ def _table_verdict(
         )
     parts = [p.name for p in table.parts]
     dotted = ".".join(parts)
+    if dialect == "duckdb" and not source.quoted and dotted.lower() in _DUCKDB_STATEMENT_WORDS:
+        return refuse(
+            GuardCode.NOT_A_QUERY,
+            f"A {dotted.upper()} statement may not be used inside a query.",
+        )
     if _is_file_like(parts, dialect) or (dialect == "duckdb" and _is_string_literal(source, sql)):
         return refuse(
             GuardCode.FORBIDDEN_TABLE_SOURCE,
@@ -230,7 +239,7 @@ def table_is_cte(table: exp.Table) -> bool:
     while node is not None:
         if isinstance(node, exp.With):
             ctes = node.expressions
-            at = next(i for i, cte in enumerate(ctes) if cte is prev)
+            at = next((i for i, cte in enumerate(ctes) if cte is prev), len(ctes))
             # without RECURSIVE a CTE sees only the CTEs before it; its own name is a table
             visible = ctes if node.args.get("recursive") else ctes[:at]
             if any(cte.alias.lower() == name for cte in visible):

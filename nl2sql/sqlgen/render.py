@@ -8,8 +8,8 @@ What the rendered SQL guarantees, on every dialect:
 - In the outermost SELECT, an item without an alias whose expression contains an aggregate gets
   a derived alias, so result columns are named alike everywhere: the function, `distinct` when
   set, then the argument (`count_star`, `sum_amount`, `count_distinct_customer_id`,
-  `sum_amount_div_count_star`, `round_avg_price`), lower-case, made unique with `_2`, `_3`. Other items keep the
-  engine's natural column name.
+  `sum_amount_div_count_star`, `round_avg_price`), lower-case, made unique with `_2`, `_3`.
+  Other items keep the engine's natural column name.
 - With a set operation, the plan's own ORDER BY / LIMIT / OFFSET apply to the combined result
   (ORDER BY names output columns); the right operand's own ones stay inside that operand.
 - An ISO date string compared with a DATE/TIMESTAMP column (per the snapshot) is CAST to DATE or

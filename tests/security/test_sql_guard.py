@@ -445,6 +445,39 @@ def test_ordinary_analytics_queries_are_allowed(dialect: str, sql: str) -> None:
     assert result.code == "OK"
 
 
+STANDARD_FUNCTIONS = {
+    "postgres": "DATE_PART('year', d), EXTRACT(EPOCH FROM d), TO_CHAR(d, 'YYYY'), NOW(), "
+    "DATE_TRUNC('week', d), ROUND(x::numeric, 2), NULLIF(a, 0), GREATEST(a, b), "
+    "SPLIT_PART(s, ',', 1), POSITION('a' IN s), REGEXP_REPLACE(s, 'a', 'b'), AGE(d), "
+    "MAKE_DATE(2024, 1, 1), MODE() WITHIN GROUP (ORDER BY a), CORR(a, b), STDDEV(a), "
+    "LPAD(s, 3, '0'), INITCAP(s), TO_DATE(s, 'YYYY'), JSONB_EXTRACT_PATH_TEXT(j, 'a'), j ->> 'a', "
+    "STRING_AGG(DISTINCT s, ','), ARRAY_AGG(a ORDER BY a), CLOCK_TIMESTAMP(), WIDTH_BUCKET(a, 0, "
+    "10, 5), NTILE(4) OVER (ORDER BY a), SUBSTRING(s FROM 1 FOR 2), FORMAT('%s', s)",
+    "mysql": "DATE_FORMAT(d, '%Y'), YEAR(d), DATE_SUB(NOW(), INTERVAL 1 MONTH), DATEDIFF(d, d), "
+    "TIMESTAMPDIFF(MONTH, d, d), CONCAT_WS(',', a, b), IFNULL(a, 0), IF(a > 0, 1, 0), "
+    "TRUNCATE(a, 1), LAST_DAY(d), STR_TO_DATE(s, '%Y'), UNIX_TIMESTAMP(d), FROM_UNIXTIME(1), "
+    "SUBSTRING_INDEX(s, ',', 1), FIND_IN_SET('a', s), JSON_UNQUOTE(JSON_EXTRACT(j, '$.a')), "
+    "CONVERT(a, CHAR), LOCATE('a', s), MID(s, 1, 2), STD(a), MAKEDATE(2024, 1), "
+    "PERIOD_DIFF(202401, 202312), SEC_TO_TIME(1), FORMAT(a, 2), s REGEXP 'a', TO_DAYS(d)",
+    "duckdb": "date_part('year', d), epoch(d), regexp_matches(s, 'a'), datediff('day', d, d), "
+    "make_date(2024, 1, 1), approx_count_distinct(a), list_aggregate([1], 'sum'), len(s), "
+    "string_split(s, ','), first(a), quantile(a, 0.5), try_cast(s AS INT), today(), "
+    "yearweek(d), epoch_ms(1), time_bucket(INTERVAL 1 DAY, d), levenshtein(s, s), "
+    "struct_pack(a := 1), [x * 2 FOR x IN [1, 2]], list_transform([1], x -> x + 1), "
+    "COLUMNS('a.*'), count_if(a > 1), max_by(a, b), histogram(a), list_sort([2, 1])",
+    "sqlite": "strftime('%Y', d), julianday(d), total(a), ifnull(a, 0), iif(a > 0, 1, 0), "
+    "instr(s, 'a'), hex(s), quote(s), random(), unicode(s), char(65), printf('%d', a), "
+    "format('%d', a), unixepoch(d), json_extract(j, '$.a'), j ->> '$.a', likely(a), "
+    "soundex(s), timediff(d, d), min(a, b), max(a, b), pow(a, 2), pi()",
+}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_the_standard_functions_analysts_use_are_on_the_allow_lists(dialect: str) -> None:
+    sql = f"SELECT {STANDARD_FUNCTIONS[dialect]} FROM t"
+    assert check_sql(sql, dialect).code == "OK"
+
+
 @pytest.fixture
 def shop_duckdb() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()

@@ -7,9 +7,10 @@ import duckdb
 import pytest
 from sqlglot import exp
 
-from nl2sql.plan import PlanModel
+from nl2sql.plan import PlanModel, walk
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 from nl2sql.sqlgen import plan_to_expression, render_plan
+from nl2sql.validation import validate_plan
 
 from .golden import DIALECTS, canonical, load_cases, normalize_rows
 from .shop import snapshot
@@ -23,7 +24,7 @@ def _snapshot(case):
 
 
 def test_the_golden_set_covers_every_construct():
-    kinds = {type(n).__name__ for c in CASES for n in _walk(c.plan)}
+    kinds = {type(n).__name__ for c in CASES for n in walk(c.plan)}
     assert len(CASES) >= 25
     assert {
         "Aggregate",
@@ -46,12 +47,6 @@ def test_the_golden_set_covers_every_construct():
         "Join",
         "Star",
     } <= kinds
-
-
-def _walk(node):
-    from nl2sql.plan import walk
-
-    return walk(node)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -141,3 +136,8 @@ def test_quotes_inside_names_and_values_cannot_break_out(tmp_path):
     )
     assert sorted(conn.execute(render_plan(plan, "duckdb")).fetchall()) == [("it's",), ("x",)]
     assert conn.execute('SELECT COUNT(*) FROM "we""ird"').fetchone() == (2,)
+
+
+@pytest.mark.parametrize("case", EXECUTED, ids=lambda c: c.name)
+def test_golden_plans_pass_the_logical_validator(case):
+    assert [c.message for c in validate_plan(case.plan, snapshot()) if not c.passed] == []

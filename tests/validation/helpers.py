@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nl2sql.plan import PlanModel, SelectItem, TableRef
 from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import ValidationCheck
+from nl2sql.plan import PlanModel, SelectItem, TableRef
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
 
@@ -19,8 +19,14 @@ def bookshop() -> SchemaSnapshot:
         dialect="postgres",
         tables=[
             _table("authors", "author_id:INTEGER full_name:VARCHAR country:VARCHAR"),
-            _table("books", "book_id:INTEGER author_id:INTEGER title:VARCHAR genre:VARCHAR price:DECIMAL published_on:DATE"),
-            _table("sales", "sale_id:INTEGER book_id:INTEGER sold_at:TIMESTAMP copies:INTEGER store:VARCHAR"),
+            _table(
+                "books",
+                "book_id:INTEGER author_id:INTEGER title:VARCHAR genre:VARCHAR price:DECIMAL published_on:DATE",
+            ),
+            _table(
+                "sales",
+                "sale_id:INTEGER book_id:INTEGER sold_at:TIMESTAMP copies:INTEGER store:VARCHAR",
+            ),
             _table("staff", "staff_id:INTEGER name:VARCHAR salary:DECIMAL", schema="hr"),
         ],
     )

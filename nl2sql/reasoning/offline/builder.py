@@ -1,9 +1,9 @@
 """Query → PlanModel: join tree, aliases (t1 for the root, t2… in join order) and expressions.
 
 Output names are predictable because other sub-queries join on them: a column keeps its name
-(`region_name`, `category`; `<table>_<column>` on a clash), a date part is named by the part
+(`district_name`, `genre`; `<table>_<column>` on a clash), a date part is named by the part
 (`year`), COUNT(*) is `count_<table>`, COUNT(DISTINCT c) is `count_distinct_<c>`, and the other
-aggregates are `<func>_<column>` (`sum_quantity`, `avg_unit_price`).
+aggregates are `<func>_<column>` (`sum_fee`, `avg_list_price`).
 When a join repeats the rows of the counted table (it follows a foreign key "backwards"), COUNT(*)
 becomes COUNT(DISTINCT primary key) so every row is counted once.
 """

@@ -4,7 +4,7 @@
   before it: != / NOT IN). A column named right beside the value picks its column; otherwise the
   column of a context table wins, then the nearest by FK hops; a remaining tie is reported.
 - A numeric comparison applies to the numeric column named just before it ("quantity greater than
-  5"); when a table follows the number instead ("more than 10 orders") it is a HAVING on a count.
+  5"); when a table follows the number instead ("more than 10 loans") it is a HAVING on a count.
 - A date condition applies to a date column named beside it, else to a date column of the table
   named just before it, else of the root table; among several date columns the one whose words the
   question uses wins, else the first declared (reported).
@@ -55,6 +55,9 @@ def value_conditions(
         if note:
             notes.append(note)
             penalty += 0.15
+        if v.source == "close":
+            notes.append(f"'{v.text}' is not stored in {option[0]}.{option[1]} but is close to a stored value; kept as written")
+            penalty += 0.3
         table, column, stored = option
         stored = _replaced(replace, table, column, stored)
         negated = _negated(tokens, v.start)
@@ -170,13 +173,15 @@ def _date_column(mentions, res: Resolver, root: str, tokens, first: int, used: s
             used.add(near.start)
             return col
     tables = ([res.table(near)] if near is not None and res.table(near) else []) + [root] + res.context
+    # then the tables the root references: an order line's date is its order's date
+    tables += [e.dst for e in sorted(idx.edges, key=lambda e: e.rank) if e.src == root]
     for table in dict.fromkeys(tables):
         cols = idx.date_columns(table) or _year_columns(idx, table)
         if not cols:
             continue
         own = {"dat", "time"} | set(idx.table_words[table])
         said = [c for c in cols if (set(idx.col_words[(table, c)]) - own) & words]
-        # "order_date" of orders: the date named after its own table is the row's date
+        # "loan_date" of loans: the date named after its own table is the row's date
         named = [c for c in cols if set(idx.table_words[table]) & set(idx.col_words[(table, c)])]
         for pick in (said, named, cols):
             if len(pick) == 1:

@@ -158,6 +158,9 @@ def _index_column(idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column) 
         _add(idx, tw[-1:] + cw, Element(key, col.name, 0.95, "qualified"))
     if len(cw) >= 2 and not is_id:
         _add(idx, cw[-1:], Element(key, col.name, 0.6, "head"))
+    if len(cw) >= 2 and cw[-1] in _DATE_WORDS | {"at", "on"}:
+        # "opened" names `opened_date`, "created" names `created_at`
+        _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
     if idx.kinds[(key, col.name)] == "text":
         _index_samples(idx, key, col)
 
@@ -180,7 +183,7 @@ def normalize_value(text: str) -> str:
 
 
 def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
-    """The columns that name a row of `key` (e.g. `product_name`, or `first_name` + `last_name`)."""
+    """The columns that name a row of `key` (e.g. `book_title`, or `given_name` + `family_name`)."""
     table = idx.tables[key]
     texts = [c for c in table.columns if idx.kinds[(key, c.name)] == "text" and c.name not in idx.keys[key]]
     for word in _LABEL_WORDS:

@@ -3,7 +3,7 @@
 The tree grows greedily: the pending table nearest to the tree (fewest FK hops) joins next, along
 one of its shortest paths. Tie-break between equally short paths, in order:
 1. the path passing through more tables the question mentions;
-2. the path whose FK columns share more words with the question ("store region" → `store_id`);
+2. the path whose FK columns share more words with the question ("branch district" → `branch_id`);
 3. FK declaration order (the table's position in the snapshot, then the FK's position);
 4. table keys, alphabetically.
 When rules 1–2 leave a tie, the choice is reported in `notes` and the tree is marked ambiguous,

@@ -14,13 +14,16 @@ Rules, in order (each consumes its words):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.index import Element, SchemaIndex, normalize_value
 from nl2sql.reasoning.offline.text import FRAME, STOP, Token
 
-_VALUE_LEADS = {"in", "from", "named", "called", "titled", "at", "for", "is", "with", "by"}
+_VALUE_LEADS = {"in", "from", "named", "called", "titled", "at", "for", "is", "are", "was", "were", "be", "been", "with", "by"}
 _MAX_LOOKUPS = 40
+_MAX_PLAIN_LOOKUPS = 8  # for words that do not look like values
+_CLOSE = 0.75  # difflib ratio above which a word is read as a misspelt stored value
 
 
 @dataclass
@@ -47,7 +50,7 @@ class ValueMatch:
     end: int
     text: str
     options: list[tuple[str, str, str]]
-    source: str  # sample | lookup | quoted
+    source: str  # sample | lookup | quoted | close (a near miss, kept as written)
     negated: bool = False
 
 
@@ -81,10 +84,52 @@ def link(
     rest = [t for t in tokens if t.index not in used and t.kind == "word" and t.low not in STOP]
     if lookup is not None:
         _lookup(tokens, idx, rest, used, out, lookup)
+    _close_values(tokens, idx, rest, used, out, lookup)
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
     out.value_like = [t for t in out.unexplained if _looks_like_value(tokens, t)]
     out.values.sort(key=lambda v: v.start)
     return out
+
+
+def _close_values(tokens, idx: SchemaIndex, rest, used: set[int], out: Linking, lookup) -> None:
+    """Typos: a value-like word close to a stored value is kept as written, on that column.
+
+    The plan then filters on the word as the user wrote it; the executor's VALUE_NOT_FOUND check
+    suggests the stored value and the refiner's `replace_value` hint puts it in the next plan.
+    """
+    candidates = [t for t in rest if t.index not in used and t.low not in FRAME and _looks_like_value(tokens, t)]
+    tables = lookup_tables(idx, out)
+    for span in _spans(candidates)[:2]:
+        text = " ".join(t.text for t in span)
+        options = _closest(idx, tables, text, lookup, out)
+        if options:
+            out.values.append(ValueMatch(span[0].index, span[-1].index + 1, text, options, "close"))
+            used.update(t.index for t in span)
+    for v in out.values:
+        if v.source == "quoted" and not v.options:
+            v.options = _closest(idx, tables, v.text, lookup, out)
+            v.source = "close" if v.options else v.source
+
+
+def _closest(idx: SchemaIndex, tables: list[str], text: str, lookup, out: Linking) -> list[tuple[str, str, str]]:
+    want = normalize_value(text)
+    scored: list[tuple[float, str, str]] = []
+    for table in tables:
+        for column in idx.text_columns(table):
+            pool = list(idx.column(table, column).samples)
+            if lookup is not None and out.lookups < _MAX_LOOKUPS and len(want) >= 4:
+                out.lookups += 1
+                try:
+                    pool += [str(v) for v in lookup(table, column, want[:4], 20)]
+                except Exception:  # a failing look-up leaves only the samples
+                    pass
+            ratio = max((SequenceMatcher(None, want, normalize_value(v)).ratio() for v in pool), default=0.0)
+            if ratio >= _CLOSE:
+                scored.append((ratio, table, column))
+    if not scored:
+        return []
+    top = max(r for r, _, _ in scored)
+    return [(t, c, text) for r, t, c in scored if r == top]
 
 
 def _quoted(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
@@ -171,9 +216,18 @@ def lookup_tables(idx: SchemaIndex, linking: Linking) -> list[str]:
 
 
 def _lookup(tokens, idx, rest, used, out: Linking, lookup: ValueLookup) -> None:
+    """Look unexplained words up in the data: value-like ones in the mentioned tables and their
+    FK neighbours, other words only in the mentioned tables (fewer round trips)."""
     spans = _spans([t for t in rest if t.low not in FRAME])
-    tables = lookup_tables(idx, out)
+    near = lookup_tables(idx, out)
+    named = [t for t in near if t in out.mentioned_tables()] or near[:1]
     for span in spans[:4]:
+        if any(_looks_like_value(tokens, t) for t in span):
+            tables = near
+        elif out.lookups < _MAX_PLAIN_LOOKUPS and not any(t.low.endswith(("ed", "ing")) for t in span):
+            tables = named  # a lower-case noun may still be a stored value ("urgent tickets")
+        else:
+            continue
         for needle_tokens in [span] + ([[t] for t in span] if len(span) > 1 else []):
             if any(t.index in used for t in needle_tokens):
                 continue
@@ -185,7 +239,7 @@ def _lookup(tokens, idx, rest, used, out: Linking, lookup: ValueLookup) -> None:
                 used.update(range(start, end))
     for v in out.values:
         if v.source == "quoted" and not v.options:
-            v.options = _search(idx, tables, v.text, lookup, out)
+            v.options = _search(idx, near, v.text, lookup, out)
 
 
 def _search(idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLookup, out: Linking):

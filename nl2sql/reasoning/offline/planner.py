@@ -19,6 +19,7 @@ from nl2sql.reasoning.offline.joins import JoinError
 from nl2sql.reasoning.offline.linking import Linking, link
 from nl2sql.reasoning.offline.scan import Scan, scan
 from nl2sql.reasoning.offline.shapes import Analyzer
+from nl2sql.reasoning.offline.split import split_question as two_parts
 from nl2sql.reasoning.offline.spec import Agg, Col, Part, Query, Unclear
 from nl2sql.reasoning.offline.text import STOP
 
@@ -53,6 +54,8 @@ def plan_question(
     linking = link(s.tokens, idx, s.taken, lookup)
     try:
         _check_nested(s)
+        if two_parts(text) is not None:
+            raise Unclear("the question has two parts to compare or join; it needs one sub-query per part")
         if linking.value_like:
             words = ", ".join(f"'{t.text}'" for t in linking.value_like)
             raise Unclear(f"{words} matches no table, column or stored value")

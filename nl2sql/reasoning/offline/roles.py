@@ -1,7 +1,7 @@
 """Roles of mentions: group-by keys, ranked entities, measures, projections and ordering.
 
 A table used as a group or an entity is represented by its key columns (primary key + label
-columns) and shown by its label columns (`product_name`; `first_name`, `last_name`), or by its
+columns) and shown by its label columns (`book_title`; `given_name`, `family_name`), or by its
 primary key when it has no label.
 """
 
@@ -149,7 +149,7 @@ class Roles:
             self.used.add(m.start)
         return col, direction
 
-    def finish_order(self, q: Query, request) -> list:
+    def finish_order(self, q: Query, request, default: list | None = None) -> list:
         """ORDER BY items: the named column, else the aggregate, else the first shown column."""
         if request is None:
             return []
@@ -157,7 +157,7 @@ class Roles:
         if col is not None:
             return [(col, direction or "asc")]
         aggregates = [t for t, _ in q.select if isinstance(t, Agg)]
-        first = aggregates[:1] or [t for t, _ in q.select][:1]
+        first = aggregates[:1] or [t for t, _ in q.select][:1] or (default or [])[:1]
         if not first:
             raise Unclear("could not tell what to order by")
         return [(first[0], direction or "asc")]

@@ -48,8 +48,9 @@ class Analyzer(Roles):
         cc = C.count_cue(self.tokens)
         if cc is not None:
             m = self.next_mention(cc[1], within=5)
-            if m is None:
-                raise Unclear("could not tell what to count after '" + self._text(*cc) + "'")
+            if m is None or self._unknown_between(cc[1], m.start):
+                raise Unclear(self._unknown_between(cc[1], len(self.tokens)) or
+                              "could not tell what to count after '" + self._text(*cc) + "'")
             distinct = any(t.low in _DISTINCT for t in self.tokens[cc[1] : m.start])
             self.used.add(m.start)
             return self._count_of(m, distinct), m
@@ -58,6 +59,8 @@ class Analyzer(Roles):
             return None, None
         func, i = ac
         m = self.next_mention(i + 1, within=4)
+        if m is not None and self._unknown_between(i + 1, m.start):
+            raise Unclear(self._unknown_between(i + 1, m.start))
         if m is None:
             raise Unclear(f"could not tell which column the '{self.tokens[i].text}' applies to")
         kinds = ("number",) if func in ("sum", "avg") else ("number", "date")
@@ -67,8 +70,16 @@ class Analyzer(Roles):
             return Agg(func, col.table, col), m
         table = self.res.table(m)
         if func == "sum" and table:
-            return Agg("count", table), m  # "total orders" counts rows
+            return Agg("count", table), m  # "total loans" counts rows
         raise Unclear(f"'{m.text}' is not a numeric column to take the {self.tokens[i].text} of")
+
+    def _unknown_between(self, a: int, b: int) -> str | None:
+        """A message naming the first unexplained word in tokens[a:b], if any."""
+        unknown = {t.index for t in self.link.unexplained}
+        for tok in self.tokens[a:b]:
+            if tok.index in unknown:
+                return f"'{tok.text}' matches no table or column"
+        return None
 
     def _count_of(self, m: Mention, distinct: bool) -> Agg:
         table = self.res.table(m)
@@ -175,7 +186,7 @@ class Analyzer(Roles):
             shown = shown or outputs
         q.select = [(o, None) for o in shown]
         q.star = not shown and not having
-        q.order = self.finish_order(q, order)
+        q.order = self.finish_order(q, order, outputs)
         return q
 
     # --- ranking roles ----------------------------------------------------------------------

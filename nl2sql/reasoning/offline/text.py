@@ -130,7 +130,7 @@ def canon(word: str) -> str:
 
 
 def split_identifier(name: str) -> list[str]:
-    """Split `unit_price`, `UnitPrice`, `order-items 2` into lower-case words, abbreviations expanded."""
+    """Split `list_price`, `ListPrice`, `loan-items 2` into lower-case words, abbreviations expanded."""
     parts = re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", name))
     words = [p.lower() for p in parts if p]
     return [ABBREVIATIONS.get(w, w) for w in words]

@@ -12,6 +12,7 @@ from nl2sql.errors import ErrorCode
 from nl2sql.pipeline.names import EXECUTOR
 from nl2sql.pipeline.nodes.common import crash, error, reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
+from nl2sql.pipeline.subgraphs.nodes.executor.checks import join_fan_out, value_not_found
 from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
 from nl2sql.security.sql_guard import check_sql
 
@@ -37,6 +38,8 @@ class ExecutorNode:
         row_cap = getattr(adapter, "row_cap", None) or ctx.settings.row_cap
         timeout_s = min(getattr(adapter, "timeout_s", None) or ctx.settings.statement_timeout_s,
                         ctx.settings.statement_timeout_s)
+        if ctx.deadline is not None:  # never outlive the run's own timeout
+            timeout_s = max(0.05, min(timeout_s, ctx.deadline - time.monotonic()))
         started = time.perf_counter()
         try:
             frame = adapter.execute(sql, row_cap=row_cap, timeout_s=timeout_s)
@@ -59,7 +62,26 @@ class ExecutorNode:
             metrics={"execute_s": round(elapsed, 6), "row_cap": row_cap},
         )
         note = f"{frame.row_count} rows" + (f" (truncated at {row_cap})" if frame.truncated else "")
-        return {"executor_response": response, "reasoning": [reasoning(NODE, note)]}
+        delta = {"executor_response": response, "reasoning": [reasoning(NODE, note)]}
+        finding = self._post_check(state, ctx, adapter, snapshot, frame.row_count, tag)
+        if finding is not None:
+            delta.update(errors=[finding], post_checks_done=[finding.error_code.value])
+            delta["reasoning"].append(reasoning(NODE, finding.message))
+        return delta
+
+    def _post_check(self, state, ctx, adapter, snapshot, row_count: int, tag: dict):
+        """At most one finding, each kind once per sub-query, only while a retry is possible."""
+        if state.pinned_plan is not None or state.retry_count >= ctx.settings.sql_agent_max_retries:
+            return None
+        plan = state.ast_planner_response.plan
+        done = set(state.post_checks_done)
+        if row_count == 0 and "VALUE_NOT_FOUND" not in done:
+            finding = value_not_found(plan, snapshot, getattr(adapter, "lookup_values", None), **tag)
+            if finding is not None:
+                return finding
+        if "JOIN_FAN_OUT" not in done:
+            return join_fan_out(plan, snapshot, **tag)
+        return None
 
     def _fail(self, failure) -> dict:
         return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}

@@ -1,0 +1,72 @@
+"""OfflineEngine: the built-in deterministic implementation of every reasoning skill.
+
+No model and no network: schema linking over the snapshot (names, synonyms, sample values and a
+bounded value look-up), a grammar of analytic question shapes, FK join paths and template
+answers. The same inputs give the same outputs. Snapshot indexes are cached per engine, keyed by
+datasource id, structural fingerprint and a digest of the samples.
+"""
+
+from __future__ import annotations
+
+from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
+from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
+from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse
+from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
+from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
+from nl2sql.reasoning.base import (
+    AnswerabilityRequest, DecomposeRequest, PlanRequest, RefineRequest, SynthesizeRequest,
+)
+from nl2sql.reasoning.offline import answerability, decompose, refine, synthesis
+from nl2sql.reasoning.offline.index import IndexCache
+from nl2sql.reasoning.offline.planner import Outcome, plan_question
+from nl2sql.schema.models import SchemaSnapshot
+
+
+class OfflineEngine:
+    """check_answerability, decompose, plan, refine and synthesize without a model."""
+
+    def __init__(self, cache_size: int = 16):
+        self._indexes = IndexCache(cache_size)
+
+    def check_answerability(self, request: AnswerabilityRequest) -> AnswerabilityResponse:
+        """Answerable when a datasource links the question's words to its tables, columns or values."""
+        return answerability.check(request.question, dict(request.datasources), self._indexes)
+
+    def decompose(self, request: DecomposeRequest) -> DecomposerResponse:
+        """One sub-query on the best datasource, or two combined by compare/join."""
+        return decompose.decompose(request.question, request.datasources, self._indexes, self._trial)
+
+    def plan(self, request: PlanRequest) -> ASTPlannerResponse:
+        """A PlanModel for the sub-query's intent, or plan=None with what was not understood."""
+        snapshot = request.full_snapshot if request.full_snapshot.tables else request.snapshot
+        intent = request.sub_query.intent or request.question
+        hints = dict(request.hints or {})
+        blocked = _unrepairable(request.feedback, hints)
+        if blocked:
+            return ASTPlannerResponse(plan=None, confidence=0.0, reasoning=blocked)
+        outcome = plan_question(intent, self._indexes.get(snapshot), request.values, hints)
+        reasoning = outcome.reasoning
+        if request.feedback and outcome.plan is not None:
+            reasoning = f"after {refine.error_code(request.feedback) or 'feedback'}: {reasoning}"
+        return ASTPlannerResponse(plan=outcome.plan, confidence=outcome.confidence, reasoning=reasoning)
+
+    def refine(self, request: RefineRequest) -> RefinerResponse:
+        """Feedback and planner hints from the latest error and its details."""
+        return refine.refine(request.latest_error, request.details)
+
+    def synthesize(self, request: SynthesizeRequest) -> AnswerSynthesizerResponse:
+        """A template answer from the result previews."""
+        groups = request.decomposition.combine_groups if request.decomposition else []
+        compare = any(g.operation == "compare" for g in groups)
+        return synthesis.synthesize(request.question, list(request.results), compare)
+
+    def _trial(self, intent: str, snapshot: SchemaSnapshot) -> Outcome:
+        # Decomposition plans each part without value look-ups to learn its output names.
+        return plan_question(intent, self._indexes.get(snapshot))
+
+
+def _unrepairable(feedback, hints: dict) -> str | None:
+    """A refusal when the last attempt failed on a missing value and no replacement is known."""
+    if not feedback or refine.error_code(feedback) != "VALUE_NOT_FOUND" or hints.get("replace_value"):
+        return None
+    return f"could not plan: {feedback.get('message') or 'a filter value does not exist'} (no close value to use)"

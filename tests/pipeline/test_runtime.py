@@ -1,0 +1,105 @@
+"""run_with_graph: a real timeout, per-run cancellation, execute=False, no user context."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from tests.pipeline.scripted import FixedPlanner, slow_cross_join_plan
+
+import nl2sql
+from nl2sql.context import CancelToken
+from nl2sql.errors import ErrorCode
+from nl2sql.pipeline.state import GraphState
+
+QUESTION = "How many order items are there?"
+
+
+def _session(sources, tmp_path, **models):
+    return nl2sql.connect(sources={"warehouse": sources["warehouse"]}, models=models or None,
+                          settings={"project_dir": tmp_path / "p"})
+
+
+def test_timeout_returns_pipeline_timeout_while_a_slow_query_is_in_flight(sources, tmp_path):
+    session = _session(sources, tmp_path, ast_planner=FixedPlanner(slow_cross_join_plan()))
+    started = time.monotonic()
+    result = session.ask(QUESTION, timeout_s=1.0)
+    elapsed = time.monotonic() - started
+    assert result.status == "error"
+    assert result.errors[-1].error_code == ErrorCode.PIPELINE_TIMEOUT
+    assert elapsed < 1.0 + 0.5  # it fired at the timeout, not when the query finished
+
+
+def test_cancelled_run_stops_before_the_next_node(sources, tmp_path):
+    planner = FixedPlanner(slow_cross_join_plan(), delay_s=0.3)
+    session = _session(sources, tmp_path, ast_planner=planner)
+    token = CancelToken()
+    threading.Timer(0.1, token.cancel).start()
+    result = session.ask(QUESTION, cancel_token=token, timeout_s=20)
+    codes = [e.error_code for e in result.errors]
+    assert ErrorCode.CANCELLED in codes
+    assert all(o.sql_draft is None for o in result.sub_queries)  # the generator never ran
+    assert "executor" not in {n.name for n in result.trace.nodes}
+
+
+def test_cancelling_one_run_does_not_touch_another(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    token = CancelToken()
+    token.cancel()
+    cancelled = session.ask(QUESTION, cancel_token=token)
+    fine = session.ask(QUESTION)
+    assert cancelled.errors[-1].error_code == ErrorCode.CANCELLED
+    assert fine.status == "success", [e.one_line() for e in fine.errors]
+
+
+def test_concurrent_runs_in_one_process_keep_their_own_results(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    questions = ["How many orders are there?", "How many customers are there?",
+                 "How many products are there?", "How many stores are there?"]
+    results: dict[str, object] = {}
+
+    def ask(q):
+        results[q] = session.ask(q)
+
+    threads = [threading.Thread(target=ask, args=(q,)) for q in questions]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    adapter = session.context.datasources["warehouse"]
+    for q, table in zip(questions, ["orders", "customers", "products", "stores"], strict=True):
+        expected = adapter.execute(f'SELECT COUNT(*) FROM "{table}"', row_cap=1, timeout_s=5).table.column(0)[0].as_py()
+        assert results[q].table().column(0)[0].as_py() == expected, q
+
+
+def test_execute_false_plans_and_generates_but_runs_nothing(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    result = session.ask(QUESTION, execute=False)
+    assert result.status == "success"
+    assert result.sql and "order_items" in result.sql
+    names = {n.name for n in result.trace.nodes}
+    assert "executor" not in names and "aggregator" not in names and "answer_synthesizer" not in names
+    assert result.table() is None and result.answer is None
+    assert not any(o.artifact for o in result.sub_queries)
+
+
+def test_no_user_context_works(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    result = session.ask(QUESTION, user=None)
+    assert result.status == "success"
+
+
+def test_trace_rebuilds_the_final_state_exactly(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    result = session.ask(QUESTION)
+    rebuilt = result.trace.state_at(result.trace_final_node)
+    final = result._state.model_dump()
+    assert GraphState.model_validate(rebuilt).model_dump() == final
+
+
+@pytest.mark.parametrize("bad", ["", "   "])
+def test_empty_question_is_a_clear_error(sources, tmp_path, bad):
+    session = _session(sources, tmp_path)
+    with pytest.raises(ValueError, match="empty"):
+        session.ask(bad)
