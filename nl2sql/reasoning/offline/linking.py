@@ -119,8 +119,9 @@ def _closest(idx: SchemaIndex, tables: list[str], text: str, lookup, out: Linkin
             pool = list(idx.column(table, column).samples)
             if lookup is not None and out.lookups < _MAX_LOOKUPS and len(want) >= 4:
                 out.lookups += 1
+                prefix = want[: 3 if len(want) >= 6 else 2]  # a typo is rarely in the first letters
                 try:
-                    pool += [str(v) for v in lookup(table, column, want[:4], 20)]
+                    pool += [str(v) for v in lookup(table, column, prefix, 20)]
                 except Exception:  # a failing look-up leaves only the samples
                     pass
             ratio = max((SequenceMatcher(None, want, normalize_value(v)).ratio() for v in pool), default=0.0)
@@ -243,6 +244,13 @@ def _lookup(tokens, idx, rest, used, out: Linking, lookup: ValueLookup) -> None:
 
 
 def _search(idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLookup, out: Linking):
+    """Exact matches in the mentioned tables; only when there are none, in their neighbours."""
+    named = [t for t in tables if t in out.mentioned_tables()]
+    first = _search_in(idx, named, needle, lookup, out)
+    return first or _search_in(idx, [t for t in tables if t not in named], needle, lookup, out)
+
+
+def _search_in(idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLookup, out: Linking):
     found: list[tuple[str, str, str]] = []
     want = normalize_value(needle)
     for table in tables:
