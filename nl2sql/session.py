@@ -128,7 +128,8 @@ def connect(
     resolved = _resolve_sources(target, file_config, sources)
     the_settings = build_settings(file_config.settings, dict(settings or {}))
     folder = project_dir(the_settings, file_config)
-    context = build_context(resolved, the_settings, folder, _model_specs(file_config.models, models))
+    registry = model_registry(_model_specs(file_config.models, models))  # checked before any source opens
+    context = build_context(resolved, the_settings, folder, registry)
     return Session(context, config=file_config, user=user)
 
 
@@ -160,8 +161,16 @@ def _model_specs(file_models: Mapping[str, str], explicit: str | Mapping[str, st
     return specs
 
 
+def model_registry(model_specs: Mapping[str, Any]) -> ModelRegistry:
+    return ModelRegistry(
+        {n: v for n, v in model_specs.items() if v is None or isinstance(v, str)},
+        # Any other value is a ready skill object (e.g. a scripted model in tests).
+        skills={n: v for n, v in model_specs.items() if v is not None and not isinstance(v, str)},
+    )
+
+
 def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folder: Path,
-                  model_specs: Mapping[str, Any]) -> NL2SQLContext:
+                  models: ModelRegistry) -> NL2SQLContext:
     """Open every datasource and wire the services the nodes use."""
     from nl2sql.datasources.factory import open_datasource
     from nl2sql.execution.artifacts import ArtifactStore
@@ -181,16 +190,13 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
         settings=settings,
         datasources=adapters,
         schemas=schemas,
-        models=ModelRegistry(
-            {n: v for n, v in model_specs.items() if isinstance(v, str)},
-            # A non-string value is a ready skill object (e.g. a scripted model in tests).
-            skills={n: v for n, v in model_specs.items() if not isinstance(v, str)},
-        ),
+        models=models,
         artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template),
         descriptions=descriptions,
     )
-    if len(adapters) > 1:
-        ctx.vector_store_factory = lambda: _open_vector_store(folder / "chroma", adapters, schemas, descriptions)
+    # Created on first use only: by the resolver when several sources are registered, by the
+    # schema retriever when a schema is large.
+    ctx.vector_store_factory = lambda: _open_vector_store(folder / "chroma", adapters, schemas, descriptions)
     return ctx
 
 

@@ -23,8 +23,14 @@ _STRONG = 0.7  # table head nouns ("requests" for help_requests) count as strong
 
 
 def link_score(linking: Linking) -> float:
-    """How well a datasource explains a question (strong links 1, weak links 0.5)."""
+    """How well a datasource explains a question (strong links 1, weak links 0.5).
+
+    Values alone do not make a question about the data when other words match nothing
+    ("the capital of France" where France is a stored country): then the score is 0.
+    """
     score = sum(1.0 if m.candidates[0].score >= _STRONG else 0.5 for m in linking.mentions)
+    if not linking.mentions and linking.unexplained:
+        return 0.0
     return score + sum(1.0 for v in linking.values if v.options)
 
 

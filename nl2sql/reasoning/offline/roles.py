@@ -106,6 +106,7 @@ class Roles:
         m = adjacent_after(self.mentions, self.tokens, end, self.used, within=2)
         if m is None or (word == "by" and not self._by_groups(start, m)):
             return []
+        m = self._head_of_compound(m)
         targets = [self.group_target(m)]
         while m.end < len(self.tokens) and self.tokens[m.end].low == "and":
             m = adjacent_after(self.mentions, self.tokens, m.end + 1, self.used, within=1)
@@ -113,6 +114,15 @@ class Roles:
                 break
             targets.append(self.group_target(m))
         return targets
+
+    def _head_of_compound(self, m: Mention) -> Mention:
+        """"per copy branch": the last noun is the group; earlier ones only choose the join path."""
+        while True:
+            nxt = next((x for x in self.mentions if x.start == m.end and x.start not in self.used), None)
+            if nxt is None or not self.res.table(m):
+                return m
+            self.used.add(m.start)
+            m = nxt
 
     def _by_groups(self, start: int, m: Mention) -> bool:
         """"by X" groups, unless it names a ranking measure or a relation ("placed by customers")."""

@@ -26,7 +26,7 @@ STOP = frozenset(
     have has had it its this that these those there their they them we our us you your i me my he
     she his her as if than then so such into onto which what who whom whose when where why how
     please can could would should will shall may might must also only just all any some each every
-    per about s also there's what's whats one ones""".split()
+    per about s also there's what's whats one ones anything something everything nothing""".split()
 )
 
 # Words of the question's frame (verbs of asking, shape cues): never a schema subject on their own.

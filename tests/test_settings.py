@@ -1,0 +1,75 @@
+"""Configuration: file, environment, arguments, ${ENV} expansion; secrets never echoed."""
+
+from __future__ import annotations
+
+import pytest
+
+import nl2sql
+from nl2sql.errors import ConfigError
+from nl2sql.settings import build_settings, find_config_file, load_config_file
+
+
+def test_precedence_arguments_over_environment_over_file(monkeypatch):
+    monkeypatch.setenv("NL2SQL_ROW_CAP", "500")
+    file_settings = {"row_cap": 100, "statement_timeout_s": 5}
+    assert build_settings(file_settings).row_cap == 500  # environment beats the file
+    assert build_settings(file_settings).statement_timeout_s == 5  # the file beats defaults
+    assert build_settings(file_settings, {"row_cap": 7}).row_cap == 7  # arguments beat both
+
+
+def test_config_file_found_upwards_and_env_expanded(tmp_path, monkeypatch):
+    (tmp_path / "nl2sql.toml").write_text(
+        '[sources.shop]\npath = "${SHOP_DIR}/shop.duckdb"\ndescription = "the shop"\n'
+        "[settings]\nrow_cap = 42\n"
+    )
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    monkeypatch.setenv("SHOP_DIR", "/data")
+    found = find_config_file(nested)
+    assert found == tmp_path / "nl2sql.toml"
+    config = load_config_file(found)
+    assert config.sources["shop"].path == "/data/shop.duckdb"
+    assert config.settings == {"row_cap": 42}
+
+
+def test_unset_variable_is_named_but_nothing_else_leaks(tmp_path, monkeypatch):
+    monkeypatch.setenv("DB_PASSWORD", "hunter2")
+    path = tmp_path / "nl2sql.toml"
+    path.write_text('[sources.db]\nurl = "postgresql://u:${DB_PASSWORD}@h/${DB_NAME_UNSET}"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config_file(path)
+    assert "DB_NAME_UNSET" in str(info.value) and "hunter2" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [("[settings]\nrow_cap = 0\n", "row_cap"), ("[nonsense]\n", "nonsense"), ("not = [toml", "TOML")],
+)
+def test_invalid_config_is_a_one_line_config_error(tmp_path, text, fragment):
+    path = tmp_path / "nl2sql.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=fragment):
+        config = load_config_file(path)
+        build_settings(config.settings)
+
+
+def test_pyproject_tool_section_is_a_config_file(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.nl2sql.settings]\nrow_cap = 9\n')
+    config = load_config_file(find_config_file(tmp_path))
+    assert config.settings == {"row_cap": 9}
+
+
+def test_connect_with_sources_and_an_unknown_model_node_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="unknown model node"):
+        nl2sql.connect(sources={"x": str(tmp_path / "x.duckdb")}, models={"planner": "offline"})
+
+
+def test_import_has_no_side_effects(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys, logging, nl2sql; "
+            "assert 'duckdb' not in sys.modules and 'chromadb' not in sys.modules and 'langgraph' not in sys.modules; "
+            "assert not logging.getLogger().handlers")
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
+    assert list(tmp_path.iterdir()) == []  # no folder or file created
