@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.errors import ConfigError
+from nl2sql.retrieval.breaker import CircuitBreaker
 
 if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
@@ -81,7 +82,9 @@ class NL2SQLContext:
     schemas: SchemaStore
     models: ModelRegistry
     artifacts: ArtifactStore
-    vector_store_factory: Callable[[], VectorStore | None] | None = None
+    vector_store_factory: Callable[[CircuitBreaker], VectorStore] | None = None
+    # VECTOR_BREAKER: shared by every run of the session; guards opening and every call.
+    vector_breaker: CircuitBreaker = field(default_factory=lambda: CircuitBreaker("VECTOR_BREAKER"))
     descriptions: Mapping[str, str] = field(default_factory=dict)
     cancel_token: CancelToken = field(default_factory=CancelToken)
     on_event: Callable[[dict[str, Any]], None] | None = None
@@ -108,12 +111,18 @@ class NL2SQLContext:
 
     @property
     def vector_store(self) -> VectorStore | None:
-        """The vector store, created on first use (chromadb is slow to import)."""
+        """The vector store, created on first use (chromadb is slow to import).
+
+        Raises VectorStoreError when it cannot be opened, at once (CircuitOpenError) once the
+        breaker has seen repeated failures.
+        """
         if self.vector_store_factory is None:
             return None
         with self._vector_lock:
             if self._vector_box[0] is None:
-                self._vector_box[0] = self.vector_store_factory()
+                self._vector_box[0] = self.vector_breaker.call(
+                    self.vector_store_factory, self.vector_breaker
+                )
             return self._vector_box[0]
 
     def emit(self, event: dict[str, Any]) -> None:

@@ -196,15 +196,17 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
     )
     # Created on first use only: by the resolver when several sources are registered, by the
     # schema retriever when a schema is large.
-    ctx.vector_store_factory = lambda: _open_vector_store(folder / "chroma", adapters, schemas, descriptions)
+    ctx.vector_store_factory = lambda breaker: _open_vector_store(
+        folder / "chroma", breaker, adapters, schemas, descriptions
+    )
     return ctx
 
 
-def _open_vector_store(path: Path, adapters, schemas: SchemaStore, descriptions) -> Any:
+def _open_vector_store(path: Path, breaker, adapters, schemas: SchemaStore, descriptions) -> Any:
     """The chromadb store with every datasource and its tables indexed (idempotent)."""
     from nl2sql.retrieval.store import DatasourceDoc, VectorStore
 
-    store = VectorStore(path)
+    store = VectorStore(path, breaker=breaker)
     docs = []
     for sid in adapters:
         snapshot = schemas.get(sid)

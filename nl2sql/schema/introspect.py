@@ -125,7 +125,12 @@ def lookup_values_sql(table: exp.Table, column: str, needle: str, limit: int, di
     contains = exp.GT(
         this=exp.StrPosition(this=lowered, substr=wanted), expression=exp.Literal.number(0)
     )
-    exact = exp.EQ(this=lowered.copy(), expression=wanted.copy())
+    # 1/0 rather than the comparison itself: PostgreSQL has no MAX(boolean).
+    exact = exp.If(
+        this=exp.EQ(this=lowered.copy(), expression=wanted.copy()),
+        true=exp.Literal.number(1),
+        false=exp.Literal.number(0),
+    )
     query = (
         exp.select(value)
         .from_(table.copy())

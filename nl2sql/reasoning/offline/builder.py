@@ -19,7 +19,7 @@ from nl2sql.plan import (
 )
 from nl2sql.reasoning.offline.index import SchemaIndex
 from nl2sql.reasoning.offline.joins import JoinTree, connect
-from nl2sql.reasoning.offline.spec import Agg, Col, Cond, Part, Query, Target
+from nl2sql.reasoning.offline.spec import Agg, Col, Cond, Part, Query, Target, Unclear
 
 
 def snake(name: str) -> str:
@@ -45,6 +45,7 @@ class PlanBuilder:
         for i, step in enumerate(tree.steps, start=2):
             self.alias[step.table] = f"{self.prefix}{i}"
         self.notes += tree.notes
+        self._check_negated(q, tree)
         joins = [Join(alias=self.alias[s.table], on=self._on(s.pairs())) for s in tree.steps]
         select = self._select(q)
         where = [self._cond(c) for c in q.where]
@@ -66,6 +67,14 @@ class PlanBuilder:
             limit=q.limit,
             distinct=listing_fans_out and not q.group and not q.star,
         )
+
+    def _check_negated(self, q: Query, tree: JoinTree) -> None:
+        # "not X" on a table whose rows the join repeats means "no row with X" (NOT EXISTS), which
+        # a != filter does not express.
+        fanned = {s.table for s in tree.steps if s.fan_out}
+        for c in q.where:
+            if c.negated and isinstance(c.target, Col) and (c.target.table in fanned or (tree.fans_out and c.target.table != q.root)):
+                raise Unclear(f"'not {c.text}' on {c.target.table} rows needs NOT EXISTS; not supported")
 
     def _on(self, pairs: list[tuple[str, str, str, str]]) -> Expr:
         items = [

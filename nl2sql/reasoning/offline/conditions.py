@@ -117,6 +117,12 @@ def numeric_conditions(
     conds: list[Cond] = []
     having: list[tuple[NumCue, str]] = []
     for cue in cues:
+        inside = [m for m in mentions if cue.gap and cue.gap[0] <= m.start < cue.gap[1] and m.start not in used]
+        col = res.column(inside[0], ("number",)) if inside else None
+        if col is not None:
+            used.add(inside[0].start)
+            conds.append(_num_cond(col, cue))
+            continue
         before = adjacent_before(mentions, tokens, cue.start, used)
         col = res.column(before, ("number",)) if before else None
         if col is not None:

@@ -48,6 +48,9 @@ _COMPARATORS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("equals",), "="),
     (("exactly",), "="),
 )
+_COMPARATIVES = {"greater": ">", "more": ">", "higher": ">", "larger": ">", "bigger": ">", "older": ">",
+                 "longer": ">", "less": "<", "fewer": "<", "lower": "<", "smaller": "<", "younger": "<",
+                 "shorter": "<", "cheaper": "<"}
 _OPS = {">": ">", ">=": ">=", "<": "<", "<=": "<=", "=": "=", "!=": "!=", "<>": "!="}
 _TRAILING = {("or", "more"): ">=", ("or", "greater"): ">=", ("or", "above"): ">=",
              ("or", "less"): "<=", ("or", "fewer"): "<=", ("or", "below"): "<="}
@@ -85,6 +88,7 @@ class NumCue:
     start: int  # first token of the comparator phrase
     end: int  # after the last number
     text: str
+    gap: tuple[int, int] | None = None  # words between comparator and number ("above age 20")
 
 
 def _words(tokens: list[Token], i: int, n: int) -> tuple[str, ...]:
@@ -105,7 +109,8 @@ def find_numeric(tokens: list[Token], taken: set[int]) -> list[NumCue]:
             i += 1
             continue
         cues.append(cue)
-        taken.update(range(cue.start, cue.end))
+        gap = range(*cue.gap) if cue.gap else range(0)
+        taken.update(k for k in range(cue.start, cue.end) if k not in gap)
         i = cue.end
     return cues
 
@@ -128,12 +133,33 @@ def _cue_at(tokens: list[Token], i: int, taken: set[int]) -> NumCue | None:
             value = _num(tokens, k)
             if value is not None and k not in taken:
                 return NumCue(op, value, None, i, k + 1, text(i, k + 1))
-            return None
+            return _gapped(tokens, i, k, op, taken, need_than=False)
+    if tokens[i].low in _COMPARATIVES:
+        return _gapped(tokens, i, i + 1, _COMPARATIVES[tokens[i].low], taken, need_than=True)
     value = _num(tokens, i)
     if value is not None and tokens[i].kind == "number":
         op = _TRAILING.get(_words(tokens, i + 1, 2))
         if op:
             return NumCue(op, value, None, i, i + 3, text(i, i + 3))
+    return None
+
+
+def _gapped(tokens: list[Token], i: int, k: int, op: str, taken: set[int], need_than: bool) -> NumCue | None:
+    """"above age 20", "greater weight than 10": the column sits between comparator and number."""
+    for j in range(k + 1, min(k + 5, len(tokens))):
+        gap = tokens[k:j]
+        if any(t.kind != "word" or t.index in taken for t in gap):
+            return None
+        if need_than:
+            if tokens[j].low != "than":
+                continue
+            value = _num(tokens, j + 1)
+            if value is None or tokens[j + 1].kind != "number":
+                return None
+            return NumCue(op, value, None, i, j + 2, " ".join(t.text for t in tokens[i : j + 2]), (k, j))
+        value = _num(tokens, j)
+        if value is not None and tokens[j].kind == "number":
+            return NumCue(op, value, None, i, j + 1, " ".join(t.text for t in tokens[i : j + 1]), (k, j))
     return None
 
 
@@ -158,9 +184,11 @@ def find_limit(tokens: list[Token], taken: set[int]) -> tuple[int | None, int | 
     return None, None, None
 
 
-def count_cue(tokens: list[Token]) -> tuple[int, int] | None:
+def count_cue(tokens: list[Token], skip: set[int] = frozenset()) -> tuple[int, int] | None:
     """Span of "how many" / "number of" / "count of" / "count the"; None when absent."""
     for i, tok in enumerate(tokens):
+        if i in skip:
+            continue
         pair = _words(tokens, i, 2)
         if pair == ("how", "many") or pair in (("number", "of"), ("count", "of"), ("counts", "of")):
             return i, i + 2

@@ -130,7 +130,9 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     key = table.key
     tw = words_of(table.name)
     idx.table_words[key] = tw
-    _add(idx, tw, Element(key, None, 1.0, "name"))
+    # "has_pet" without its function word reads "pet": weaker than a table named exactly so
+    whole = len(tw) == len(split_identifier(table.name))
+    _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
     if table.original_name:
         _add(idx, words_of(table.original_name), Element(key, None, 1.0, "original"))
     if len(tw) >= 2:

@@ -23,6 +23,7 @@ _TIME_PARTS = {"year": "year", "yearly": "year", "month": "month", "monthly": "m
 _PARTICIPLES = {"sold", "made", "written", "taken", "owned", "held", "run", "done", "bought",
                 "given", "led", "paid", "won", "built", "drawn", "driven", "seen", "known", "shown"}
 _RESTRICTIVE = {"from", "in", "with", "who", "that", "which", "whose", "of", "at", "located", "based"}
+_NEGATION_WORDS = {"not", "never", "no", "without", "none", "neither", "nor", "except", "excluding"}
 _MEASURE_WORDS = {"number", "count", "total", "average", "sum", "amount", "mean"}
 
 
@@ -43,6 +44,8 @@ class Roles:
                 self.res.context.append(table)
         self.mentioned = set(self.res.context)
         self.replace = dict(hints.get("replace_value") or {})
+        self.extra: list[Agg] = []  # further aggregates of the same column
+        self.named: set[int] = set(s.taken)
         spans = [(v.start, v.end) for v in linking.values]
         s.nums = s.nums + bare_numbers(s, spans)
 
@@ -104,6 +107,8 @@ class Roles:
                     self.used.add(m.start)
             return [Part(part, Col(q.root, self.idx.date_columns(q.root)[0]))]
         m = adjacent_after(self.mentions, self.tokens, end, self.used, within=2)
+        if m is None and word == "each":
+            raise Unclear(f"could not tell what '{self._text(start, min(end + 2, len(self.tokens)))}' groups by")
         if m is None or (word == "by" and not self._by_groups(start, m)):
             return []
         m = self._head_of_compound(m)
@@ -157,6 +162,9 @@ class Roles:
         col = self.res.column(m) if m is not None else None
         if col is not None:
             self.used.add(m.start)
+        if direction is None:  # "ordered by age from the oldest to the youngest"
+            sup = C.superlative(self.tokens[end:], set())
+            direction = sup[0] if sup else None
         return col, direction
 
     def finish_order(self, q: Query, request, default: list | None = None) -> list:
@@ -185,6 +193,15 @@ class Roles:
         sub = Query(root=table, select=[(fk, None)], group=[fk],
                     having=[Cond(Agg("count", table), cue.op, values, text=cue.text)])
         q.in_subquery = (Col(q.root, edge.dst_cols[0]), sub)
+
+    def check_negations(self) -> None:
+        """A negation no condition took ("never won", "do not have") would be silently dropped."""
+        taken = set(self.scan.taken)
+        for v in self.link.values:
+            taken.update(range(max(0, v.start - 3), v.start))
+        for tok in self.tokens:
+            if tok.index not in taken and (tok.low in _NEGATION_WORDS or tok.low.endswith("n't")):
+                raise Unclear(f"could not apply '{tok.text}' to a condition (negations are supported on values only)")
 
     def nothing_understood(self) -> str:
         words = [t.text for t in self.link.unexplained]

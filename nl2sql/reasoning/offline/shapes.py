@@ -18,6 +18,7 @@ from nl2sql.reasoning.offline.conditions import (
     adjacent_after, date_conditions, numeric_conditions, value_conditions,
 )
 from nl2sql.reasoning.offline.roles import Roles
+from nl2sql.reasoning.offline.joins import JoinError, connect
 from nl2sql.reasoning.offline.linking import Mention
 from nl2sql.reasoning.offline.spec import Agg, Col, Cond, Query, Unclear
 
@@ -32,10 +33,20 @@ class Analyzer(Roles):
     """Reads one question (tokens, cues, linking) into a Query, or raises Unclear."""
 
     def run(self) -> Query:
+        if any(t.low == "both" for t in self.tokens):
+            raise Unclear("'both … and …' needs rows matching each value (a set intersection); not supported")
+        q = self._shape()
+        self.check_negations()
+        return q
+
+    def _shape(self) -> Query:
+        # cue words inside a name ("best_finish", "total_spent") are part of the name
+        self.named = self.scan.taken | {i for m in self.mentions for i in range(m.start, m.end)}
         measure, m_m = self._measure()
-        sup = C.superlative(self.tokens, self.scan.taken)
+        sup = C.superlative(self.tokens, self.named)
         limit = self.scan.limit
-        if limit[0] is not None or (sup is not None and self._ranks_entities(sup, m_m)):
+        ordered = C.order_cue(self.tokens) is not None and limit[0] is None
+        if not ordered and (limit[0] is not None or (sup is not None and self._ranks_entities(sup, m_m))):
             return self._ranking(measure, m_m, sup)
         if measure is None and sup is not None:
             measure, m_m = self._extreme(sup)
@@ -45,7 +56,7 @@ class Analyzer(Roles):
 
     # --- measures -------------------------------------------------------------------------
     def _measure(self) -> tuple[Agg | None, Mention | None]:
-        cc = C.count_cue(self.tokens)
+        cc = C.count_cue(self.tokens, self.named - self.scan.taken)
         if cc is not None:
             m = self.next_mention(cc[1], within=5)
             if m is None or self._unknown_between(cc[1], m.start):
@@ -53,12 +64,15 @@ class Analyzer(Roles):
                               "could not tell what to count after '" + self._text(*cc) + "'")
             distinct = any(t.low in _DISTINCT for t in self.tokens[cc[1] : m.start])
             self.used.add(m.start)
+            before = [t for t in self.tokens[max(0, cc[0] - 2) : cc[0]] if t.low != "the"]
+            if before and before[-1].low in C.AGG_WORDS and C.AGG_WORDS[before[-1].low] != "sum":
+                return self._agg_of_number(C.AGG_WORDS[before[-1].low], m), m
             return self._count_of(m, distinct), m
-        ac = C.agg_cue(self.tokens, self.scan.taken)
+        ac = C.agg_cue(self.tokens, self.named)
         if ac is None:
             return None, None
         func, i = ac
-        m = self.next_mention(i + 1, within=4)
+        m = self.next_mention(i + 1, within=6)
         if m is not None and self._unknown_between(i + 1, m.start):
             raise Unclear(self._unknown_between(i + 1, m.start))
         if m is None:
@@ -67,6 +81,9 @@ class Analyzer(Roles):
         col = self.res.column(m, kinds)
         self.used.add(m.start)
         if col is not None:
+            # "the average, minimum and maximum age": one aggregate per word, same column
+            more = [C.AGG_WORDS[t.low] for t in self.tokens[i + 1 : m.start] if t.low in C.AGG_WORDS]
+            self.extra = [Agg(f, col.table, col) for f in dict.fromkeys(more) if f != func]
             return Agg(func, col.table, col), m
         table = self.res.table(m)
         if func == "sum" and table:
@@ -80,6 +97,13 @@ class Analyzer(Roles):
             if tok.index in unknown:
                 return f"'{tok.text}' matches no table or column"
         return None
+
+    def _agg_of_number(self, func: str, m: Mention) -> Agg:
+        """"the maximum number of X": X must be a numeric column (else it is a nested count)."""
+        col = self.res.column(m, ("number",))
+        if col is None:
+            raise Unclear(f"the {func} of a count of '{m.text}' needs a nested aggregate; not supported")
+        return Agg(func, col.table, col)
 
     def _count_of(self, m: Mention, distinct: bool) -> Agg:
         table = self.res.table(m)
@@ -127,8 +151,8 @@ class Analyzer(Roles):
             raise Unclear("could not tell what to rank by")
         direction = sup[0] if sup is not None else (limit_dir or "desc")
         etable = entity.table if isinstance(entity, Col) else entity_m and self.res.table(entity_m)
-        if isinstance(measure, Col) and measure.table == etable:
-            return self._plain_ranking(entity, measure, direction, limit or 1)
+        if isinstance(measure, Col) and (measure.table == etable or self._attribute_of(etable, measure.table)):
+            return self._plain_ranking(entity, etable, measure, direction, limit or 1)
         if isinstance(measure, Col):
             measure = Agg("sum", measure.table, measure)
         q = Query(root=measure.table, shape="ranking")
@@ -140,13 +164,24 @@ class Analyzer(Roles):
         q.limit = limit or 1
         return q
 
-    def _plain_ranking(self, entity, measure: Col, direction: str, limit: int) -> Query:
-        q = Query(root=measure.table, shape="ranking")
+    def _attribute_of(self, entity_table: str | None, table: str) -> bool:
+        """True when each entity row has at most one row of `table` (FK path without fan-out)."""
+        if not entity_table:
+            return False
+        try:
+            return not connect(self.idx, entity_table, [table]).fans_out
+        except JoinError:
+            return False
+
+    def _plain_ranking(self, entity, root: str, measure: Col, direction: str, limit: int) -> Query:
+        q = Query(root=root, shape="ranking")
         self.res.add_context(q.root)
         _, outputs = self.outputs(entity)
         self.conditions(q)
-        shown = self.projections(outputs)
-        q.select = [(o, None) for o in shown] + ([(measure, None)] if measure not in shown else [])
+        asked = self.projections([])
+        # asked-for columns are shown alone; otherwise the entity's label and the measure
+        shown = asked or outputs + ([measure] if measure not in outputs else [])
+        q.select = [(o, None) for o in shown]
         q.order = [(measure, direction)]
         q.limit = limit
         return q
@@ -157,8 +192,9 @@ class Analyzer(Roles):
         having = self.conditions(q)
         order = self.order_request()
         keys, outputs = self.groups(q)
+        keys, outputs = self._implicit_groups(keys, outputs)
         q.group = keys
-        q.select = [(o, None) for o in outputs] + [(measure, None)]
+        q.select = [(o, None) for o in outputs] + [(measure, None)] + [(a, None) for a in self.extra]
         if having and not keys:
             self.having_subquery(q, measure, having)
         elif having:
@@ -188,6 +224,18 @@ class Analyzer(Roles):
         q.star = not shown and not having
         q.order = self.finish_order(q, order, outputs)
         return q
+
+    def _implicit_groups(self, keys: list, outputs: list) -> tuple[list, list]:
+        """"names of singers and the total sales": a column shown beside an aggregate groups it."""
+        for m in self.mentions:
+            if m.start in self.used or self.res.table(m) or not m.columns():
+                continue
+            col = self.res.column(m)
+            self.used.add(m.start)
+            if col is not None and col not in keys:
+                keys, outputs = keys + [col], outputs + [col]
+                self.notes.append(f"grouped by {col.ref}: it is asked for beside an aggregate")
+        return keys, outputs
 
     # --- ranking roles ----------------------------------------------------------------------
     def _rank_measure(self, sup) -> tuple:

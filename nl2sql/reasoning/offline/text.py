@@ -58,7 +58,10 @@ ABBREVIATIONS = {
     "dept": "department", "emp": "employee", "mgr": "manager", "acct": "account", "cnt": "count",
     "yr": "year", "pct": "percent", "tel": "phone", "dob": "birthday", "cat": "category",
     "avg": "average", "qtr": "quarter", "mo": "month", "loc": "location", "org": "organization",
+    "fname": "first name", "lname": "last name", "firstname": "first name", "lastname": "last name",
 }
+# Single letters that abbreviate a word only before "name" ("LName", "f_name").
+_NAME_INITIALS = {"f": "first", "l": "last", "m": "middle"}
 
 # Generic analytics synonyms; every word of a group reads as the group's first word.
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
@@ -133,7 +136,8 @@ def split_identifier(name: str) -> list[str]:
     """Split `list_price`, `ListPrice`, `loan-items 2` into lower-case words, abbreviations expanded."""
     parts = re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", name))
     words = [p.lower() for p in parts if p]
-    return [ABBREVIATIONS.get(w, w) for w in words]
+    words = [_NAME_INITIALS.get(w, w) if nxt == "name" else w for w, nxt in zip(words, words[1:] + [""])]
+    return " ".join(ABBREVIATIONS.get(w, w) for w in words).split()
 
 
 def number_word(word: str) -> int | None:

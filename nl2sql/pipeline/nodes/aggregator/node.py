@@ -19,9 +19,14 @@ class EngineAggregatorNode:
     def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
         ctx = runtime.context
         dag = state.execution_dag
+        inputs, unreadable = {}, []
+        for sq_id, ref in state.artifact_refs.items():
+            try:
+                inputs[sq_id] = ctx.artifacts.read(ref)
+            except Exception as exc:  # e.g. the file was removed: only the groups needing it fail
+                unreadable.append(reasoning(NODE, f"artifact of {sq_id} unreadable: {type(exc).__name__}"))
+        truncated = {sq_id: ref.truncated for sq_id, ref in state.artifact_refs.items()}
         try:
-            inputs = {sq_id: ctx.artifacts.read(ref) for sq_id, ref in state.artifact_refs.items()}
-            truncated = {sq_id: ref.truncated for sq_id, ref in state.artifact_refs.items()}
             outcome = run_combine(dag, state.decomposer_response, inputs, truncated)
             results = {
                 node_id: ctx.artifacts.write(
@@ -47,5 +52,5 @@ class EngineAggregatorNode:
             "aggregator_response": response,
             "errors": outcome.errors,
             "warnings": outcome.warnings,
-            "reasoning": [reasoning(NODE, note)],
+            "reasoning": [*unreadable, reasoning(NODE, note)],
         }

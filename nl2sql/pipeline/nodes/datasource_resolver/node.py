@@ -60,11 +60,11 @@ class DatasourceResolverNode:
             return [ResolvedDatasource(id=state.datasource_id, reason="explicit")], None
         if len(ids) == 1:
             return [ResolvedDatasource(id=ids[0], reason="only datasource")], None
-        store = ctx.vector_store
-        if store is None:
-            msg = "several datasources are registered but no vector store is configured"
-            return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, msg)
         try:
+            store = ctx.vector_store
+            if store is None:
+                msg = "several datasources are registered but no vector store is configured"
+                return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, msg)
             hits = store.search_datasources(state.user_query, k=len(ids))
         except Exception as exc:
             return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, f"datasource search failed: {exc}")

@@ -22,6 +22,15 @@ JOIN_FAN_OUT = ErrorCode.JOIN_FAN_OUT.value
 _PROBE_LIMIT = 50
 
 
+def matched_nothing(table) -> bool:
+    """No rows, or the single all-zero/NULL row an aggregate returns when no row matched."""
+    if table.num_rows == 0:
+        return True
+    if table.num_rows > 1:
+        return False
+    return all(v in (0, None) for v in table.to_pylist()[0].values())
+
+
 def _text_filters(plan: PlanModel) -> Iterator[tuple[ColumnRef, str]]:
     """(column, literal) for every `column = 'text'` / `column IN ('text', ...)` in WHERE."""
     if plan.where is None:

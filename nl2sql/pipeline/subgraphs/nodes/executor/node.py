@@ -12,7 +12,7 @@ from nl2sql.errors import ErrorCode
 from nl2sql.pipeline.names import EXECUTOR
 from nl2sql.pipeline.nodes.common import crash, error, reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
-from nl2sql.pipeline.subgraphs.nodes.executor.checks import join_fan_out, value_not_found
+from nl2sql.pipeline.subgraphs.nodes.executor.checks import join_fan_out, matched_nothing, value_not_found
 from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
 from nl2sql.security.sql_guard import check_sql
 
@@ -63,19 +63,19 @@ class ExecutorNode:
         )
         note = f"{frame.row_count} rows" + (f" (truncated at {row_cap})" if frame.truncated else "")
         delta = {"executor_response": response, "reasoning": [reasoning(NODE, note)]}
-        finding = self._post_check(state, ctx, adapter, snapshot, frame.row_count, tag)
+        finding = self._post_check(state, ctx, adapter, snapshot, matched_nothing(frame.table), tag)
         if finding is not None:
             delta.update(errors=[finding], post_checks_done=[finding.error_code.value])
             delta["reasoning"].append(reasoning(NODE, finding.message))
         return delta
 
-    def _post_check(self, state, ctx, adapter, snapshot, row_count: int, tag: dict):
+    def _post_check(self, state, ctx, adapter, snapshot, empty: bool, tag: dict):
         """At most one finding, each kind once per sub-query, only while a retry is possible."""
         if state.pinned_plan is not None or state.retry_count >= ctx.settings.sql_agent_max_retries:
             return None
         plan = state.ast_planner_response.plan
         done = set(state.post_checks_done)
-        if row_count == 0 and "VALUE_NOT_FOUND" not in done:
+        if empty and "VALUE_NOT_FOUND" not in done:
             finding = value_not_found(plan, snapshot, getattr(adapter, "lookup_values", None), **tag)
             if finding is not None:
                 return finding

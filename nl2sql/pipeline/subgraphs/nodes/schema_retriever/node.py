@@ -21,7 +21,10 @@ class SchemaRetrieverNode:
         if len(snapshot.tables) <= ctx.settings.retrieval_min_tables:
             return self._done(snapshot, [t.key for t in snapshot.tables], "small schema: every table")
         keys: list[str] = []
-        store = ctx.vector_store
+        try:
+            store = ctx.vector_store
+        except Exception as exc:  # retrieval is an optimisation: fall back to the snapshot
+            return self._done(snapshot, [t.key for t in snapshot.tables], f"vector store unavailable ({exc}); every table")
         if store is not None:
             try:
                 hits = store.search_tables(

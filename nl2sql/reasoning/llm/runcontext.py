@@ -1,0 +1,49 @@
+"""The running graph's cancellation token and deadline, as seen from inside a model call.
+
+A skill receives only its request; the run it belongs to is reached through LangGraph's runtime
+(the node's config context). Outside a graph run (doctor, tests calling a skill directly) there
+is no token and no deadline.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from nl2sql.reasoning.llm.errors import ModelCallCancelled
+
+#: Seconds kept back from the run's deadline so the node can still report the failure.
+DEADLINE_MARGIN_S = 0.5
+
+
+def _run_context() -> Any | None:
+    try:
+        from langgraph.runtime import get_runtime
+
+        return get_runtime().context
+    except (RuntimeError, KeyError, AttributeError, ImportError):
+        return None
+
+
+def check_cancelled() -> None:
+    """Raise ModelCallCancelled when the current run has been cancelled."""
+    ctx = _run_context()
+    token = getattr(ctx, "cancel_token", None)
+    if token is not None and token.cancelled:
+        raise ModelCallCancelled(f"run cancelled before a model call: {token.reason}")
+
+
+def time_left() -> float | None:
+    """Seconds before the current run's deadline (less a margin), or None without one."""
+    deadline = getattr(_run_context(), "deadline", None)
+    if deadline is None:
+        return None
+    return deadline - time.monotonic() - DEADLINE_MARGIN_S
+
+
+def sleep_unless_cancelled(seconds: float) -> None:
+    """Sleep in short slices, returning early when the run is cancelled."""
+    token = getattr(_run_context(), "cancel_token", None)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not (token is not None and token.cancelled):
+        time.sleep(min(0.05, max(0.0, end - time.monotonic())))
