@@ -64,3 +64,11 @@ def test_bad_config_file_is_a_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1
     assert "NL2SQL_TEST_UNSET_SECRET" in err and "Traceback" not in err
+
+
+def test_timeout_exits_1_with_one_line(capsys):
+    code = main(["ask", "How many orders were placed in 2024?", "--timeout", "0.001"])
+    out = capsys.readouterr().out
+    assert code == 1
+    line = next(line for line in out.splitlines() if "PIPELINE_TIMEOUT" in line)
+    assert "0.001" in line

@@ -39,3 +39,21 @@ def test_two_source_question_runs_two_sub_queries_and_combines_them(demo_session
     combined = result.to_pandas()
     assert len(combined) == 5  # one row per region
     assert any(c.endswith("_diff") for c in combined.columns)
+
+
+def test_trace_of_a_two_source_run_reconstructs_the_final_state(demo_session):
+    from nl2sql.pipeline.state import GraphState
+
+    result = demo_session.ask(
+        "For each region, compare the number of orders with the number of support tickets"
+    )
+    tree = result.trace
+    rebuilt = GraphState.model_validate(tree.state_at(result.trace_final_node))
+    assert rebuilt.model_dump() == result._state.model_dump()
+    filters = [n for n in tree.nodes if n.name == "__filter__"]
+    assert len(filters) == 2  # each scan's payload reset the root of its branch
+    for node in filters:
+        state = tree.state_at(node.id)
+        assert "decomposer_response" not in state  # the filter dropped it for good
+        assert state["sub_query"]["datasource_id"] in {"warehouse", "crm"}
+    assert [n.name for n in tree.main_nodes()].count("__merge__") == 1

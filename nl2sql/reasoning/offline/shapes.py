@@ -37,7 +37,22 @@ class Analyzer(Roles):
             raise Unclear("'both … and …' needs rows matching each value (a set intersection); not supported")
         q = self._shape()
         self.check_negations()
+        self._existence_joins(q)
         return q
+
+    def _existence_joins(self, q: Query) -> None:
+        """A table named but given no role ("students who have a pet") is joined: rows with a match."""
+        for m in self.mentions:
+            table = self.res.table(m) if m.start not in self.used else None
+            if table is None or table in q.tables():
+                continue
+            if q.shape not in ("listing", "count"):
+                self.notes.append(f"'{m.text}' ({table}) was not used")
+                self.penalty += 0.1
+                continue
+            self.used.add(m.start)
+            q.joined.append(table)
+            self.notes.append(f"joined {table} for '{m.text}': only rows with a matching {table} row count")
 
     def _shape(self) -> Query:
         # cue words inside a name ("best_finish", "total_spent") are part of the name
@@ -213,7 +228,7 @@ class Analyzer(Roles):
         having = self.conditions(q)
         order = self.order_request()
         keys, outputs = self.outputs(entity)
-        shown = self.projections([])
+        shown = self._listed_tables() + self.projections([])
         if having:
             q.group = keys
             q.having = [self.having_cond(cue, table) for cue, table in having]
@@ -224,6 +239,17 @@ class Analyzer(Roles):
         q.star = not shown and not having
         q.order = self.finish_order(q, order, outputs)
         return q
+
+    def _listed_tables(self) -> list:
+        """"the names of teachers and the courses": a table listed after "and" shows its labels."""
+        shown = []
+        for m in self.mentions:
+            prev = [t.low for t in self.tokens[max(0, m.start - 2) : m.start] if t.low not in ("the", "their", "its")]
+            table = self.res.table(m) if m.start not in self.used else None
+            if table and prev[-1:] in (["and"], [","]) and self.idx.labels[table]:
+                self.used.add(m.start)
+                shown += [Col(table, c) for c in self.idx.labels[table]]
+        return shown
 
     def _implicit_groups(self, keys: list, outputs: list) -> tuple[list, list]:
         """"names of singers and the total sales": a column shown beside an aggregate groups it."""

@@ -66,6 +66,7 @@ class Query:
     limit: int | None = None
     star: bool = False  # SELECT * of the root table
     in_subquery: tuple[Col, Query] | None = None  # WHERE col IN (sub-query)
+    joined: list[str] = field(default_factory=list)  # tables joined for existence ("who have a pet")
     preferred: set[str] = field(default_factory=set)  # tables the question mentions
     notes: list[str] = field(default_factory=list)
     shape: str = ""
@@ -73,7 +74,7 @@ class Query:
 
     def tables(self) -> list[str]:
         """Every table the query refers to, root first."""
-        out = [self.root]
+        out = [self.root] + [t for t in self.joined if t != self.root]
         targets = [t for t, _ in self.select] + self.group + [t for t, _ in self.order]
         targets += [c.target for c in self.where + self.having]
         if self.in_subquery:
