@@ -26,8 +26,16 @@ class DuckSession:
         import duckdb  # lazy: the aggregator is imported on the pipeline's hot path
 
         self._error = duckdb.Error
-        self._con = duckdb.connect(":memory:", config={"enable_external_access": False})
+        self._connection = None  # opened on first use: a standalone-only DAG never needs it
         self._count = 0
+
+    @property
+    def _con(self):
+        if self._connection is None:
+            import duckdb
+
+            self._connection = duckdb.connect(":memory:", config={"enable_external_access": False})
+        return self._connection
 
     def register(self, table: pa.Table) -> exp.Table:
         """Register `table` under a fresh name and return a quoted table expression for it."""
@@ -44,7 +52,8 @@ class DuckSession:
             raise AggregationError(safe_one_line(exc)) from exc
 
     def close(self) -> None:
-        self._con.close()
+        if self._connection is not None:
+            self._connection.close()
 
     def __enter__(self) -> DuckSession:
         return self

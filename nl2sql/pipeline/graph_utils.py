@@ -9,11 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, PipelineError, RunWarning
-from nl2sql.governance.approvals import Approval
+from nl2sql.errors import ErrorCode as _Code
+from nl2sql.governance.approvals import Approval, PinnedSource
 from nl2sql.pipeline.nodes.common import error
 from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
+from nl2sql.plan import PlanModel
 from nl2sql.security.rbac import UserContext
 
 
@@ -29,6 +31,8 @@ class ScanPayload(BaseModel):
     subgraph_name: str
     sub_query: SubQuery
     approvals: list[Approval] = Field(default_factory=list)
+    pinned_plan: PlanModel | None = None
+    pinned_source: PinnedSource | None = None
 
 
 def subgraph_id_for(subgraph_name: str, sub_query_id: str) -> str:
@@ -36,6 +40,9 @@ def subgraph_id_for(subgraph_name: str, sub_query_id: str) -> str:
 
 
 def build_scan_payload(state: GraphState, sub_query: SubQuery, subgraph_name: str) -> ScanPayload:
+    """The state filter into one scan: its sub-query, who asks, the approvals and its pinned plan."""
+    pinned = state.pinned
+    plan = pinned.plans.get(sub_query.id) if pinned is not None else None
     return ScanPayload(
         trace_id=state.trace_id,
         user_query=state.user_query,
@@ -44,6 +51,8 @@ def build_scan_payload(state: GraphState, sub_query: SubQuery, subgraph_name: st
         subgraph_name=subgraph_name,
         sub_query=sub_query,
         approvals=state.approvals,
+        pinned_plan=plan,
+        pinned_source=pinned.source if plan is not None else None,
     )
 
 
@@ -59,6 +68,8 @@ def wrap_subgraph(compiled, execute: bool) -> Callable[[ScanPayload, Runtime[NL2
             subgraph_id=payload.subgraph_id,
             subgraph_name=payload.subgraph_name,
             approvals=payload.approvals,
+            pinned_plan=payload.pinned_plan,
+            pinned_source=payload.pinned_source,
         )
         final = SubgraphExecutionState.model_validate(
             compiled.invoke(initial.model_dump(), context=runtime.context)

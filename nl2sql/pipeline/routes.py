@@ -9,9 +9,28 @@ from langgraph.types import Send
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.pipeline.graph_utils import build_scan_payload, subgraph_id_for
-from nl2sql.pipeline.names import AGGREGATOR, ANSWER_SYNTHESIZER, DECOMPOSER
+from nl2sql.pipeline.names import (
+    AGGREGATOR,
+    ANSWER_SYNTHESIZER,
+    DATASOURCE_RESOLVER,
+    DECOMPOSER,
+    LAYER_ROUTER,
+    PINNED_ENTRY,
+)
 from nl2sql.pipeline.state import GraphState
 from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
+
+
+def entry_route(state: GraphState) -> str:
+    """A pinned run enters at pinned_entry; every other run at the datasource resolver."""
+    return PINNED_ENTRY if state.pinned is not None else DATASOURCE_RESOLVER
+
+
+def curated_route(state: GraphState) -> str:
+    """verified → the layer router (the scan is done); generated → the pinned or normal entry."""
+    if state.verified_match is not None:
+        return LAYER_ROUTER
+    return entry_route(state)
 
 
 def resolver_route(state: GraphState) -> str:
@@ -40,8 +59,10 @@ def build_scan_layer_router(*, execute: bool = True):
             sends.append(Send(spec.name, build_scan_payload(state, sq, spec.name)))
         if sends:
             return sends
-        if not execute or not state.artifact_refs:
-            return END  # nothing to combine: the sub-queries' own errors stand
+        if not execute or not state.artifact_refs or state.approvals_needed:
+            # nothing to combine, or part of the answer waits for an approval: the sub-queries'
+            # own errors and approval requests stand
+            return END
         return AGGREGATOR
 
     return route

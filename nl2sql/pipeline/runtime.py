@@ -55,7 +55,7 @@ def run_with_graph(
     )
     start = state.model_dump()
     tree = StateTree(start, reducers_of(GraphState), reducers_of(SubgraphExecutionState))
-    recorder = TraceRecorder(tree, frozenset({SQL_AGENT}))
+    recorder = TraceRecorder(tree, frozenset({SQL_AGENT}), routing_order=scan_routing_order)
     box: dict[str, Any] = {"values": start, "error": None}
     started = time.perf_counter()
 
@@ -84,6 +84,20 @@ def run_with_graph(
     values = dict(box["values"])
     values["errors"] = list(values.get("errors") or []) + extra
     return RunOutcome(GraphState.model_validate(values), tree, final_node, time.perf_counter() - started)
+
+
+def scan_routing_order(state: dict[str, Any], delta: dict[str, Any]) -> int:
+    """Position of a scan branch in the layer router's Send order (the DAG's scan order)."""
+    dag = state.get("execution_dag")
+    if dag is None:
+        return 0
+    nodes = dag.scan_nodes if hasattr(dag, "scan_nodes") else [n for n in dag["nodes"] if n["kind"] == "scan"]
+    order = [n.sub_query_id if hasattr(n, "sub_query_id") else n["sub_query_id"] for n in nodes]
+    for output in (delta.get("subgraph_outputs") or {}).values():
+        sq = output.sub_query.id if hasattr(output, "sub_query") else output["sub_query"]["id"]
+        if sq in order:
+            return order.index(sq)
+    return len(order)
 
 
 def _runtime_error(code: ErrorCode, message: str, **details: Any) -> PipelineError:

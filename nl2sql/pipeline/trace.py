@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,9 +121,12 @@ class TraceRecorder:
     event (its input, the filtered payload) resets the root for that branch.
     """
 
-    def __init__(self, tree: StateTree, branch_nodes: frozenset[str]):
+    def __init__(self, tree: StateTree, branch_nodes: frozenset[str],
+                 routing_order: Callable[[dict[str, Any], dict[str, Any]], Any] | None = None):
         self.tree = tree
         self._branch_nodes = branch_nodes
+        # Branches finish in any order; the merge applies them in the order they were routed.
+        self._routing_order = routing_order
         self._cursor = tree.root
         self._pending: list[int] = []
         self._sub_cursor: dict[str, int] = {}
@@ -156,6 +159,9 @@ class TraceRecorder:
 
     def _settle(self) -> None:
         if self._pending:
+            if self._routing_order is not None:
+                before = self.tree.state_at(self._cursor)
+                self._pending.sort(key=lambda i: self._routing_order(before, self.tree.nodes[i].delta))
             self._cursor = self.tree.add_merge(self._cursor, self._pending)
             self._pending = []
 

@@ -1,8 +1,9 @@
 """The SQL agent subgraph: the only file that knows the order of its nodes.
 
-schema_retriever → ast_planner → logical_validator → generator → executor, with
+schema_retriever → ast_planner → logical_validator → generator → approval_gate → executor, with
 retry_handler → refiner → ast_planner on retryable findings of the latest attempt, while the
-retry budget lasts. A pinned plan is never retried.
+retry budget lasts. A pinned plan is never retried. The approval gate runs the execute.before
+hooks: a sub-query they deny or hold for approval ends there, and nothing is executed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from nl2sql.pipeline.names import (
     SCHEMA_RETRIEVER,
 )
 from nl2sql.pipeline.state import SubgraphExecutionState
+from nl2sql.pipeline.subgraphs.nodes.approval_gate.node import APPROVAL_GATE, ApprovalGateNode
 from nl2sql.pipeline.subgraphs.nodes.ast_planner.node import ASTPlannerNode
 from nl2sql.pipeline.subgraphs.nodes.executor.node import ExecutorNode
 from nl2sql.pipeline.subgraphs.nodes.generator.node import GeneratorNode
@@ -67,17 +69,25 @@ def after_validator(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContex
     return GENERATOR
 
 
+def after_gate(state: SubgraphExecutionState) -> str:
+    """Execute only what the hooks allowed: not dropped, not held, no broken hook."""
+    if state.dropped or state.approvals_needed or any(e.is_blocking for e in _attempt_errors(state)):
+        return END
+    return EXECUTOR
+
+
 def build_sql_agent_graph(*, execute: bool = True, wrap: Callable[[str, Callable], Callable] | None = None):
     def after_generator(state: SubgraphExecutionState) -> str:
         if state.generator_response is None or not execute:
             return END
-        return EXECUTOR
+        return APPROVAL_GATE
 
     nodes = {
         SCHEMA_RETRIEVER: SchemaRetrieverNode(),
         AST_PLANNER: ASTPlannerNode(),
         LOGICAL_VALIDATOR: LogicalValidatorNode(),
         GENERATOR: GeneratorNode(),
+        APPROVAL_GATE: ApprovalGateNode(),
         EXECUTOR: ExecutorNode(),
         RETRY_HANDLER: RetryHandlerNode(),
         REFINER: RefinerNode(),
@@ -89,7 +99,8 @@ def build_sql_agent_graph(*, execute: bool = True, wrap: Callable[[str, Callable
     graph.add_edge(SCHEMA_RETRIEVER, AST_PLANNER)
     graph.add_conditional_edges(AST_PLANNER, after_planner, [LOGICAL_VALIDATOR, RETRY_HANDLER, END])
     graph.add_conditional_edges(LOGICAL_VALIDATOR, after_validator, [GENERATOR, RETRY_HANDLER, END])
-    graph.add_conditional_edges(GENERATOR, after_generator, [EXECUTOR, END])
+    graph.add_conditional_edges(GENERATOR, after_generator, [APPROVAL_GATE, END])
+    graph.add_conditional_edges(APPROVAL_GATE, after_gate, [EXECUTOR, END])
     graph.add_conditional_edges(EXECUTOR, _retry_or_end, [RETRY_HANDLER, END])
     graph.add_edge(RETRY_HANDLER, REFINER)
     graph.add_edge(REFINER, AST_PLANNER)

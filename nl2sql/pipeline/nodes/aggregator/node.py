@@ -28,16 +28,17 @@ class EngineAggregatorNode:
         truncated = {sq_id: ref.truncated for sq_id, ref in state.artifact_refs.items()}
         try:
             outcome = run_combine(dag, state.decomposer_response, inputs, truncated)
-            results = {
-                node_id: ctx.artifacts.write(
+            results = {}
+            for node_id, table in outcome.results.items():
+                # A standalone result is its scan's own table: reuse that artifact as it is.
+                same = next((sq for sq, t in inputs.items() if t is table), None)
+                results[node_id] = state.artifact_refs[same] if same else ctx.artifacts.write(
                     table,
                     tenant_id=state.user_context.tenant_id,
                     request_id=state.trace_id,
                     sub_query_id=node_id.replace(":", "_"),
                     truncated=outcome.truncated.get(node_id, False),
                 )
-                for node_id, table in outcome.results.items()
-            }
         except Exception as exc:
             failure = crash(NODE, ErrorCode.AGGREGATOR_FAILED, exc)
             response = AggregatorResponse(errors=[failure])
