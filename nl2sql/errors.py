@@ -79,6 +79,9 @@ FATAL_ERRORS = frozenset(
         ErrorCode.SQL_GUARD_REFUSED,
         ErrorCode.PIPELINE_TIMEOUT,
         ErrorCode.CANCELLED,
+        # The model client already re-asked `parse_retries` times with the validation errors;
+        # an SQL-agent retry would repeat the same prompt and multiply the calls.
+        ErrorCode.MODEL_OUTPUT_INVALID,
     }
     | PROVIDER_ERRORS
 )

@@ -18,8 +18,11 @@ if TYPE_CHECKING:
     import polars as pl
     import pyarrow as pa
 
+    from nl2sql.governance.approvals import PinnedRun
+    from nl2sql.governance.curated import CuratedAnswer
     from nl2sql.pipeline.runtime import RunOutcome
     from nl2sql.pipeline.trace import StateTree
+    from nl2sql.security.rbac import UserContext
     from nl2sql.session import Session
 
 Status = Literal["success", "error", "needs_approval", "not_answerable"]
@@ -27,18 +30,24 @@ Status = Literal["success", "error", "needs_approval", "not_answerable"]
 
 class QueryResult:
     def __init__(self, outcome: RunOutcome, session: Session, *, question: str,
-                 datasource: str | None, execute: bool):
+                 datasource: str | None, execute: bool, user: UserContext | None = None):
         state = outcome.state
         self.question = question
         self.datasource = datasource
         self.executed = execute
+        self.user = user
         self.trace_id = state.trace_id
-        self.errors: list[PipelineError] = list(state.errors)
+        # a policy refusal explains the rest: SECURITY_VIOLATION first, otherwise run order
+        self.errors: list[PipelineError] = sorted(
+            state.errors, key=lambda e: e.error_code != ErrorCode.SECURITY_VIOLATION
+        )
         self.warnings: list[RunWarning] = list(state.warnings)
         self.approvals_needed = list(state.approvals_needed)
         self.sub_queries: list[SubgraphOutput] = list(state.subgraph_outputs.values())
         self.reasoning: list[dict[str, Any]] = list(state.reasoning)
         self.decomposition = state.decomposer_response
+        self.pinned = state.pinned  # the pinned run this result ran on (None: planned)
+        self.verified_match = state.verified_match  # the curated answer it ran (None: generated)
         self.trace: StateTree = outcome.tree
         self.trace_final_node = outcome.final_node
         self.timings = {"total_s": outcome.seconds}
@@ -98,9 +107,45 @@ class QueryResult:
     def frames(self) -> dict[str, pd.DataFrame]:
         return {k: t.to_pandas() for k, t in self.tables.items()}
 
+    @property
+    def usage(self) -> dict[str, Any]:
+        """Model tokens and calls: {"by_node": {node: {input_tokens, output_tokens, calls}},
+        "total": {...}} from the reasoning entries (empty by_node when no model was called)."""
+        from nl2sql.reasoning.llm.usage import summarize
+
+        return summarize(self.reasoning)
+
     def rerun(self) -> QueryResult:
         """Ask the same question again, with the same options."""
-        return self._session.ask(self.question, datasource=self.datasource, execute=self.executed)
+        return self._session.ask(self.question, datasource=self.datasource, execute=self.executed,
+                                 user=self.user)
+
+    # -- governance (the widget's buttons) ----------------------------------------------------
+    def approve(self, request_ids: str | list[str] | None = None, *, by: str | None = None,
+                note: str | None = None) -> QueryResult:
+        """Approve the held queries (all by default) and run again on exactly those plans."""
+        from nl2sql.governance.actions import approve
+
+        return approve(self, request_ids, by=by, note=note)
+
+    def reject(self, request_ids: str | list[str] | None = None, *, by: str | None = None,
+               note: str | None = None) -> QueryResult:
+        """Record the refusal of the held queries (all by default); nothing runs."""
+        from nl2sql.governance.actions import reject
+
+        return reject(self, request_ids, by=by, note=note)
+
+    def pin(self) -> PinnedRun:
+        """Keep this run's decomposition and plans: its question runs on them next time."""
+        from nl2sql.governance.actions import pin
+
+        return pin(self)
+
+    def verify(self, *, by: str | None = None, note: str | None = None) -> CuratedAnswer:
+        """Promote this successful run to a curated, verified answer."""
+        from nl2sql.governance.actions import verify
+
+        return verify(self, by=by, note=note)
 
     # -- reprs --------------------------------------------------------------------------------
     def to_dict(self, *, rows: int = 50) -> dict[str, Any]:
@@ -118,7 +163,8 @@ class QueryResult:
                     "id": o.sub_query.id if o.sub_query else o.subgraph_id,
                     "datasource": o.sub_query.datasource_id if o.sub_query else None,
                     "intent": o.sub_query.intent if o.sub_query else None,
-                    "status": o.status,
+                    "status": o.status or ("needs_approval" if o.sub_query and any(
+                        a.sub_query_id == o.sub_query.id for a in self.approvals_needed) else None),
                     "retries": o.retry_count,
                     "sql": o.sql_draft,
                     "dialect": o.dialect,
@@ -131,6 +177,7 @@ class QueryResult:
             "warnings": [w.model_dump(mode="json") for w in self.warnings],
             "approvals_needed": [a.model_dump(mode="json") for a in self.approvals_needed],
             "timings": self.timings,
+            "usage": self.usage,
         }
 
     def to_json(self, **kw: Any) -> str:

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-import os
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 from nl2sql.context import CancelToken, NL2SQLContext, SchemaStore
 from nl2sql.errors import ConfigError
 from nl2sql.reasoning.base import MODEL_NODES, ModelRegistry
+from nl2sql.reasoning.llm.config import ResolvedModels, resolve_models
 from nl2sql.result import QueryResult
 from nl2sql.security.rbac import UserContext
 from nl2sql.settings import (
@@ -22,6 +23,7 @@ from nl2sql.settings import (
     Settings,
     SourceConfig,
     build_settings,
+    expand_env,
     find_config_file,
     load_config_file,
     project_dir,
@@ -32,11 +34,43 @@ class Session:
     """An analyst's connection to their datasources. Thread-safe: runs never share mutable state."""
 
     def __init__(self, context: NL2SQLContext, *, config: FileConfig, user: UserContext | None = None):
-        self.context = context
+        from nl2sql.governance.services import build_governance, governed
+        from nl2sql.governance.stores import ApprovalStore, PinStore
+
+        folder = project_dir(context.settings, config)
+        #: policies (RBAC), hooks and curated answers, as the config declares them
+        self.governance = build_governance(config, folder)
+        self.context = governed(context, self.governance)
         self.config = config
         self.user = user or UserContext()
-        self._graphs: dict[bool, Any] = {}
+        #: pinned runs and approval decisions, persisted in the project folder
+        self.pins = PinStore(folder / "pins")
+        self.approvals = ApprovalStore(folder / "approvals")
+        self._graphs: dict[tuple[bool, bool], Any] = {}
         self._lock = threading.Lock()
+
+    @property
+    def hooks(self):
+        """The session's hooks: `session.hooks.add("execute.before", fn)`."""
+        return self.governance.hooks
+
+    @property
+    def policies(self):
+        """The role policies in force (None: no policy, everything allowed)."""
+        return self.governance.policies
+
+    def set_policies(self, policies: Any) -> None:
+        """Replace the role policies: a PolicySet, a {"roles": ...} mapping, a YAML path, or None."""
+        from nl2sql.security.rbac import PolicySet
+
+        if policies is not None and not isinstance(policies, PolicySet):
+            policies = (PolicySet.parse(policies) if isinstance(policies, Mapping)
+                        else PolicySet.load(policies))
+        self.governance.policies = policies
+
+    def unpin(self, question: str, datasource: str | None = None) -> bool:
+        """Forget the pinned run of `question`; True when there was one."""
+        return self.pins.remove(question.strip(), datasource)
 
     @property
     def settings(self) -> Settings:
@@ -47,46 +81,73 @@ class Session:
         return list(self.context.datasources)
 
     def schema(self, datasource: str):
-        """The SchemaSnapshot of one datasource."""
+        """The SchemaSnapshot of one datasource, as the session's user may see it."""
         if datasource not in self.context.datasources:
             raise ConfigError(f"unknown datasource {datasource!r}; known: {', '.join(self.datasources)}")
-        return self.context.schemas.get(datasource)
+        return self.governance.access_for(self.user).filter(self.context.schemas.get(datasource))
 
     def graph(self, execute: bool = True):
+        """The compiled graph; with curated answers configured, the curated matcher leads it."""
+        key = (execute, self.governance.curated_configured)
         with self._lock:
-            if execute not in self._graphs:
+            if key not in self._graphs:
                 from nl2sql.pipeline.graph import build_graph
 
-                self._graphs[execute] = build_graph(execute=execute)
-            return self._graphs[execute]
+                self._graphs[key] = build_graph(execute=execute, curated=key[1])
+            return self._graphs[key]
 
     def ask(
         self,
         question: str,
         datasource: str | None = None,
         execute: bool = True,
+        plan: Any = None,
         *,
         user: UserContext | None = None,
         timeout_s: float | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         cancel_token: CancelToken | None = None,
     ) -> QueryResult:
-        """Answer `question` through the whole pipeline; never raises for a pipeline failure."""
-        from nl2sql.pipeline.runtime import run_with_graph
+        """Answer `question` through the whole pipeline; never raises for a pipeline failure.
+
+        `plan` (a PlanModel or its dict) runs that plan instead of planning (a pin of source
+        "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
+        """
+        from nl2sql.governance.actions import supplied_pin
 
         if not isinstance(question, str) or not question.strip():
             raise ValueError("the question is empty")
+        question = question.strip()
+        if plan is not None:
+            pinned = supplied_pin(self.context, question, plan, datasource)
+        else:
+            pinned = self.pins.get(question, datasource)
+        return self._run(question, datasource, execute, user=user or self.user, pinned=pinned,
+                         timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token)
+
+    def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,
+             pinned: Any = None, approvals: list | None = None, timeout_s: float | None = None,
+             on_event: Callable[[dict[str, Any]], None] | None = None,
+             cancel_token: CancelToken | None = None) -> QueryResult:
+        """One run with the entrypoint's fields: the pin, and the approval decisions on record
+        for the question plus `approvals` (which win)."""
+        from nl2sql.pipeline.runtime import run_with_graph
+
+        decisions = {a.request_id: a for a in self.approvals.for_question(question)}
+        decisions.update({a.request_id: a for a in approvals or []})
         outcome = run_with_graph(
             self.graph(execute),
             self.context,
-            question.strip(),
+            question,
             datasource_id=datasource,
             user_context=user or self.user,
             timeout_s=timeout_s,
             on_event=on_event,
             cancel_token=cancel_token,
+            initial={"pinned": pinned, "approvals": list(decisions.values())},
         )
-        return QueryResult(outcome, self, question=question.strip(), datasource=datasource, execute=execute)
+        return QueryResult(outcome, self, question=question, datasource=datasource, execute=execute,
+                           user=user or self.user)
 
     def close(self) -> None:
         for adapter in self.context.datasources.values():
@@ -107,6 +168,7 @@ def connect(
     *,
     config: str | Path | None = None,
     sources: Mapping[str, str | Mapping[str, Any]] | None = None,
+    frames: Mapping[str, Any] | None = None,
     models: str | Mapping[str, Any] | None = None,
     user: UserContext | None = None,
     settings: Mapping[str, Any] | None = None,
@@ -117,6 +179,9 @@ def connect(
         target: "demo" for the built-in demo sources, or a config file path.
         config: a config file (default: the nearest nl2sql.toml, if any).
         sources: {id: url-or-path} or {id: {"url": ..., "description": ...}}; overrides the file.
+            `${ENV_VAR}` in a URL is read from the environment (keep passwords there).
+        frames: {table name: pandas/polars DataFrame, Arrow table, or CSV/Parquet path or glob};
+            one more datasource, id "frames", a read-only copy of them made now.
         models: one spec for every node ("offline", "provider:model") or {node: spec}, where a
             spec may also be an object implementing that node's skill.
         user: who is asking (roles for policies).
@@ -125,48 +190,56 @@ def connect(
     if target is not None and target != "demo":
         config = target
     file_config = load_config_file(Path(config) if config else find_config_file())
-    resolved = _resolve_sources(target, file_config, sources)
+    resolved = _resolve_sources(target, file_config, sources, frames)
     the_settings = build_settings(file_config.settings, dict(settings or {}))
     folder = project_dir(the_settings, file_config)
     registry = model_registry(_model_specs(file_config.models, models))  # checked before any source opens
-    context = build_context(resolved, the_settings, folder, registry)
-    return Session(context, config=file_config, user=user)
+    cleanup: Callable[[], None] = lambda: None  # noqa: E731
+    if frames:
+        from nl2sql.datasources.frames import FRAMES_ID, frames_database
+
+        # A private DuckDB copy, opened read-only like any DuckDB file; deleted with the session.
+        path, cleanup = frames_database(FRAMES_ID, frames)
+        resolved[FRAMES_ID] = SourceConfig(
+            url=f"duckdb:///{path}", description=f"DataFrames: {', '.join(map(str, frames))}"
+        )
+    try:
+        context = build_context(resolved, the_settings, folder, registry)
+    except BaseException:
+        cleanup()
+        raise
+    session = Session(context, config=file_config, user=user)
+    weakref.finalize(session, cleanup)
+    return session
 
 
-def _resolve_sources(target, file_config: FileConfig, sources) -> dict[str, SourceConfig]:
+def _resolve_sources(target, file_config: FileConfig, sources, frames=None) -> dict[str, SourceConfig]:
+    if frames and "frames" in (sources or {}):
+        raise ConfigError("the source id 'frames' is taken by connect(frames=...); rename the source")
     if sources:
         return {
-            sid: SourceConfig(url=spec) if isinstance(spec, str | Path) else SourceConfig(**spec)
+            sid: SourceConfig(url=expand_env(str(spec)))
+            if isinstance(spec, str | Path)
+            else SourceConfig(**expand_env(dict(spec)))
             for sid, spec in sources.items()
         }
     if target != "demo" and file_config.sources:
         return dict(file_config.sources)
+    if frames and target != "demo":
+        return {}  # the frames are the only source: no demo
     from nl2sql.demo import demo_sources, ensure_demo
 
     return {sid: SourceConfig(**spec) for sid, spec in demo_sources(ensure_demo()).items()}
 
 
-def _model_specs(file_models: Mapping[str, str], explicit: str | Mapping[str, str] | None) -> dict[str, str]:
-    """Per-node specs: file < NL2SQL_MODEL < NL2SQL_MODEL_<NODE> < explicit argument."""
-    specs = {node: file_models.get(node, file_models.get("default", "offline")) for node in MODEL_NODES}
-    if os.environ.get("NL2SQL_MODEL"):
-        specs = dict.fromkeys(MODEL_NODES, os.environ["NL2SQL_MODEL"])
-    for node in MODEL_NODES:
-        if os.environ.get(f"NL2SQL_MODEL_{node.upper()}"):
-            specs[node] = os.environ[f"NL2SQL_MODEL_{node.upper()}"]
-    if isinstance(explicit, str):
-        specs = dict.fromkeys(MODEL_NODES, explicit)
-    elif explicit:
-        specs.update(explicit)
-    return specs
+def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModels:
+    """Per-node model settings: file < environment (NL2SQL_MODEL*) < explicit argument."""
+    return resolve_models(MODEL_NODES, file_models, explicit)
 
 
-def model_registry(model_specs: Mapping[str, Any]) -> ModelRegistry:
-    return ModelRegistry(
-        {n: v for n, v in model_specs.items() if v is None or isinstance(v, str)},
-        # Any other value is a ready skill object (e.g. a scripted model in tests).
-        skills={n: v for n, v in model_specs.items() if v is not None and not isinstance(v, str)},
-    )
+def model_registry(models: ResolvedModels) -> ModelRegistry:
+    """The registry of resolved settings; ready skill objects (e.g. scripted models) as given."""
+    return ModelRegistry(models.configs, skills=models.skills, sources=models.sources)
 
 
 def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folder: Path,

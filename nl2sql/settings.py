@@ -65,17 +65,52 @@ class SourceConfig(BaseModel):
         return self.url or self.path  # type: ignore[return-value]
 
 
+class PoliciesConfig(BaseModel):
+    """`[policies]`: role-based access (a YAML file or inline roles) and the built-in
+    execute.before policies."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str | None = None  # YAML policy file (roles); relative to the config file
+    roles: dict[str, Any] = Field(default_factory=dict)  # inline roles, same shape as the file's
+    require_approval: bool = False  # every execution needs an approval
+    # datasource -> table -> ["column", ...] or "*": plans touching them need an approval
+    sensitive: dict[str, dict[str, list[str] | str]] = Field(default_factory=dict)
+    # a plan without LIMIT over a table with more rows than this needs an approval
+    max_rows_without_limit: int | None = Field(None, ge=0)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.file or self.roles)
+
+
+class CuratedConfig(BaseModel):
+    """`[curated]`: the verified answers file and how close a question must be to match."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str | None = None  # YAML file of verified question -> SQL; relative to the config file
+    threshold: float = Field(0.9, gt=0.0, le=1.0, description="embedding similarity to match")
+
+
 class FileConfig(BaseModel):
     """The whole config file, validated."""
 
     model_config = ConfigDict(extra="forbid")
 
     sources: dict[str, SourceConfig] = Field(default_factory=dict)
-    models: dict[str, str] = Field(default_factory=dict)
+    models: dict[str, Any] = Field(default_factory=dict)  # validated by reasoning.llm.config
     settings: dict[str, Any] = Field(default_factory=dict)
-    policies: dict[str, Any] = Field(default_factory=dict)
-    curated: dict[str, Any] = Field(default_factory=dict)
+    policies: PoliciesConfig = Field(default_factory=PoliciesConfig)
+    curated: CuratedConfig = Field(default_factory=CuratedConfig)
     path: Path | None = None
+
+    def relative(self, name: str) -> Path:
+        """A path named in the config, relative to the config file's folder (or the cwd)."""
+        path = Path(name).expanduser()
+        if path.is_absolute():
+            return path
+        return (self.path.parent if self.path else Path.cwd()) / path
 
 
 def find_config_file(start: Path | None = None) -> Path | None:

@@ -1,4 +1,4 @@
-"""The `nl2sql` command: ask, run (the same), demo."""
+"""The `nl2sql` command: ask, run (the same), demo, doctor."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ def _parser() -> argparse.ArgumentParser:
         ask.add_argument("--json", action="store_true", help="print the QueryResult as JSON")
         ask.add_argument("--no-exec", action="store_true", help="plan and generate SQL only")
         ask.add_argument("--timeout", type=float, help="whole-run timeout in seconds")
+    doctor = sub.add_parser("doctor", help="check the configuration, the models and the datasources")
+    doctor.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
+    doctor.add_argument("--offline", action="store_true", help="do not call any model")
     demo = sub.add_parser("demo", help="build the demo data and answer the demo questions")
     demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (1.0 ≈ 100k order items)")
     return parser
@@ -34,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
             from nl2sql.cli.demo import run_demo
 
             return run_demo(console, scale=args.scale)
+        if args.command == "doctor":
+            from nl2sql.cli.doctor import run_doctor
+
+            return run_doctor(console, config=args.config, offline=args.offline)
         return _ask(console, args)
     except (NL2SQLError, ValueError) as exc:
         Console(stderr=True).print(f"[red]error:[/red] {exc}")

@@ -35,10 +35,29 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
         if table.num_rows > max_rows:
             view.caption = f"{max_rows} of {table.num_rows} rows"
         console.print(view)
+    from rich.markup import escape
+
+    # Messages may hold brackets ("api_key in [models]") that rich would read as markup.
     for err in result.errors:
-        console.print(f"[red]{err.error_code.value}[/red] ({err.node}): {err.message}")
+        console.print(f"[red]{err.error_code.value}[/red] ({err.node}): {escape(err.message)}")
     for warn in result.warnings:
-        console.print(f"[yellow]warning {warn.code}[/yellow] ({warn.node}): {warn.message}")
+        console.print(f"[yellow]warning {warn.code}[/yellow] ({warn.node}): {escape(warn.message)}")
+    print_usage(console, result.usage)
+
+
+def print_usage(console: Console, usage: dict) -> None:
+    """One line per run and per node: model calls and tokens (nothing when no model was called)."""
+    total = usage.get("total", {})
+    if not total.get("calls"):
+        return
+    nodes = ", ".join(
+        f"{node} {u['calls']}×/{u['input_tokens'] + u['output_tokens']:,} tok"
+        for node, u in usage.get("by_node", {}).items()
+    )
+    console.print(
+        f"[dim]model usage: {total['calls']} call(s), {total['input_tokens']:,} input + "
+        f"{total['output_tokens']:,} output tokens ({nodes})[/dim]"
+    )
 
 
 def _cell(value: object) -> str:

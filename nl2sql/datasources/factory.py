@@ -1,12 +1,16 @@
-"""open_datasource: pick and open the adapter for a URL or a file path.
+"""open_datasource: pick and open the adapter for a URL, a file path or a set of DataFrames.
 
 URLs follow SQLAlchemy's convention: `sqlite:///relative.db`, `sqlite:////absolute/path.db`,
-and the same for `duckdb://`. A bare path is recognized by its file header when it exists (a
-`.db` file may be either engine), otherwise by its extension.
+and the same for `duckdb://`, `csv://`, `tsv://` and `parquet://`. A bare path is recognized by
+its file header when it exists (a `.db` file may be either engine), otherwise by its extension;
+a `.csv`, `.tsv` or `.parquet` path (or glob) is a file source. Any other URL is a SQLAlchemy
+URL (`postgresql://`, `mysql://`, `mariadb://`, `mssql+pyodbc://`, ...) for an engine sqlglot
+has a dialect for; PostgreSQL and MySQL/MariaDB default to the psycopg and PyMySQL drivers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,16 +28,41 @@ _EXTENSIONS = {
     ".db3": "sqlite",
 }
 _SCHEMES = {"duckdb": "duckdb", "sqlite": "sqlite", "sqlite3": "sqlite"}
-_LATER = ("postgres", "postgresql", "mysql", "mariadb", "mssql", "oracle", "snowflake", "bigquery")
+#: URL schemes and file suffixes of file sources, with DuckDB's reader for each.
+FILE_SCHEMES = {"csv": "read_csv", "tsv": "read_csv", "parquet": "read_parquet"}
+_FILE_SUFFIXES = {
+    ".csv": "read_csv",
+    ".tsv": "read_csv",
+    ".csv.gz": "read_csv",
+    ".tsv.gz": "read_csv",
+    ".parquet": "read_parquet",
+    ".pq": "read_parquet",
+}
 
 
-def open_datasource(id: str, url_or_path: str | Path, **opts: Any) -> DatasourceAdapter:
-    """Open a read-only adapter for a DuckDB or SQLite URL or file path.
+def open_datasource(
+    id: str, url_or_path: str | Path | Mapping[str, Any], **opts: Any
+) -> DatasourceAdapter:
+    """Open a read-only adapter for a URL, a file path, or a mapping of table name -> frame.
 
+    A mapping holds pandas/polars DataFrames, Arrow tables or file paths (one table each).
     `opts` go to the adapter: description, row_cap, timeout_s, sample_values.
     Raises ConfigError (one line) for anything else.
     """
-    engine, path = resolve_target(id, str(url_or_path))
+    if isinstance(url_or_path, Mapping):
+        from nl2sql.datasources.frames import FramesAdapter
+
+        return FramesAdapter(id, url_or_path, **opts)
+    target = str(url_or_path)
+    if file_reader(target):
+        from nl2sql.datasources.frames import FramesAdapter
+
+        return FramesAdapter(id, {id: target}, **opts)
+    if _is_server_url(target):
+        from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
+
+        return SQLAlchemyAdapter(id, target, **opts)
+    engine, path = resolve_target(id, target)
     if engine == "duckdb":
         from nl2sql.datasources.duckdb import DuckDBAdapter
 
@@ -41,6 +70,38 @@ def open_datasource(id: str, url_or_path: str | Path, **opts: Any) -> Datasource
     from nl2sql.datasources.sqlite import SQLiteAdapter
 
     return SQLiteAdapter(id, path, **opts)
+
+
+def file_reader(target: str) -> str | None:
+    """DuckDB's reader for a file URL or path (CSV, TSV, Parquet, or a glob of them), or None.
+
+    >>> file_reader("data/*.parquet"), file_reader("csv:///tmp/x.csv"), file_reader("w.duckdb")
+    ('read_parquet', 'read_csv', None)
+    """
+    scheme, sep, _ = target.partition("://")
+    if sep:
+        return FILE_SCHEMES.get(scheme.lower())
+    name = target.lower()
+    return next(
+        (reader for suffix, reader in _FILE_SUFFIXES.items() if name.endswith(suffix)), None
+    )
+
+
+def file_path(target: str) -> str:
+    """The path (or glob) of a file URL: csv:///rel/x.csv -> rel/x.csv, csv:////abs -> /abs."""
+    scheme, sep, rest = target.partition("://")
+    if sep and scheme.lower() in FILE_SCHEMES:
+        target = rest[1:] if rest.startswith("/") else rest
+    return str(Path(target).expanduser())
+
+
+def _is_server_url(target: str) -> bool:
+    """A URL whose scheme names an engine sqlglot has a dialect for, other than the file ones."""
+    from nl2sql.sqlgen.dialects import DIALECTS
+
+    scheme, sep, _ = target.partition("://")
+    backend = scheme.lower().split("+")[0]
+    return bool(sep) and backend not in _SCHEMES and backend in DIALECTS
 
 
 def resolve_target(id: str, target: str) -> tuple[str, Path]:
@@ -65,13 +126,9 @@ def resolve_target(id: str, target: str) -> tuple[str, Path]:
                 "to a database file"
             )
         return _SCHEMES[scheme], Path(rest[1:]).expanduser()
-    if scheme in _LATER:
-        raise ConfigError(
-            f"datasource {id!r}: {scheme} URLs are not supported yet (PostgreSQL and MySQL come "
-            "later through SQLAlchemy); DuckDB and SQLite files are"
-        )
     raise ConfigError(
-        f"datasource {id!r}: unsupported URL scheme {scheme!r}; use a DuckDB or SQLite file"
+        f"datasource {id!r}: unsupported URL scheme {scheme!r}; use a database URL "
+        "(postgresql://, mysql://, ...), a DuckDB or SQLite file, or a CSV/Parquet file"
     )
 
 
@@ -82,8 +139,8 @@ def _engine_of_path(id: str, path: Path) -> str:
     engine = _EXTENSIONS.get(path.suffix.lower())
     if engine is None:
         raise ConfigError(
-            f"datasource {id!r}: cannot tell the engine of {path} (expected .duckdb, .db, .sqlite or "
-            ".sqlite3; PostgreSQL and MySQL come later through SQLAlchemy)"
+            f"datasource {id!r}: cannot tell the engine of {path} (expected .duckdb, .db, .sqlite, "
+            ".sqlite3, .csv, .tsv or .parquet, or a database URL)"
         )
     return engine
 

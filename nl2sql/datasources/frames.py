@@ -30,45 +30,15 @@ import pyarrow as pa
 from sqlglot import exp
 
 from nl2sql.datasources.duckdb import DuckDBAdapter
+from nl2sql.datasources.factory import file_path, file_reader
 from nl2sql.errors import ConfigError, safe_one_line
 from nl2sql.schema.introspect import table_expr
 
 #: The datasource id `connect(frames=...)` gives its DataFrames.
 FRAMES_ID = "frames"
-#: URL schemes and file suffixes read as files, with DuckDB's reader for each.
-FILE_SCHEMES = {"csv": "read_csv", "tsv": "read_csv", "parquet": "read_parquet"}
-_SUFFIXES = {
-    ".csv": "read_csv",
-    ".tsv": "read_csv",
-    ".csv.gz": "read_csv",
-    ".tsv.gz": "read_csv",
-    ".parquet": "read_parquet",
-    ".pq": "read_parquet",
-}
 _STAGING = "__nl2sql_frame"
 # Loading runs before the lock: no extension may be fetched, files may be read.
 _LOADER_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-
-
-def file_reader(target: str) -> str | None:
-    """DuckDB's reader for a file URL or path (CSV, TSV, Parquet, or a glob of them), or None.
-
-    >>> file_reader("data/*.parquet"), file_reader("csv:///tmp/x.csv"), file_reader("w.duckdb")
-    ('read_parquet', 'read_csv', None)
-    """
-    scheme, sep, _ = target.partition("://")
-    if sep:
-        return FILE_SCHEMES.get(scheme.lower())
-    name = target.lower()
-    return next((reader for suffix, reader in _SUFFIXES.items() if name.endswith(suffix)), None)
-
-
-def file_path(target: str) -> str:
-    """The path (or glob) of a file URL, user folder expanded: csv:///abs/x.csv -> /abs/x.csv."""
-    scheme, sep, rest = target.partition("://")
-    if sep and scheme.lower() in FILE_SCHEMES:
-        target = rest[1:] if rest.startswith("/") else rest  # SQLAlchemy's 3-slash convention
-    return str(Path(target).expanduser())
 
 
 class FramesAdapter(DuckDBAdapter):

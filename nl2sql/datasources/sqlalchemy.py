@@ -110,7 +110,9 @@ class SQLAlchemyAdapter:
                 exc, "", backend=self._profile.backend, timeout_s=connect_timeout_s,
                 secrets=self._secrets,
             ).safe_message  # fmt: skip
-            raise ConfigError(f"datasource {self.id!r}: cannot connect to {where}: {reason}") from None
+            raise ConfigError(
+                f"datasource {self.id!r}: cannot connect to {where}: {reason}"
+            ) from None
         return engine
 
     def __repr__(self) -> str:
@@ -131,7 +133,9 @@ class SQLAlchemyAdapter:
                 drop = self._profile.backend == "mysql"
                 names, rows = fetch_streaming(conn, sql, cap, check, drop_unread=drop)
         table = table_from_rows(names, rows[:cap])
-        return ResultFrame(table, truncated=len(rows) > cap, elapsed_s=time.perf_counter() - started)
+        return ResultFrame(
+            table, truncated=len(rows) > cap, elapsed_s=time.perf_counter() - started
+        )
 
     def fetch_schema(self) -> SchemaSnapshot:
         """Tables and views with columns, keys, comments, row estimates and value samples."""
@@ -145,7 +149,10 @@ class SQLAlchemyAdapter:
             t.model_copy(
                 update={
                     "columns": with_statistics(
-                        table_expr_from_key(t.key), t.columns, self._rows, self.dialect,
+                        table_expr_from_key(t.key),
+                        t.columns,
+                        self._rows,
+                        self.dialect,
                         self.sample_values,
                     )
                 }

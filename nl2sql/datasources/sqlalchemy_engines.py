@@ -161,7 +161,9 @@ def profile_for(id: str, url: URL) -> Profile:
     return Profile()
 
 
-def create_engine(url: URL, profile: Profile, *, pool_size: int, connect_timeout_s: float) -> Engine:
+def create_engine(
+    url: URL, profile: Profile, *, pool_size: int, connect_timeout_s: float
+) -> Engine:
     """A pooled engine whose new connections are read-only sessions."""
     options: dict[str, Any] = {"pool_pre_ping": True, "hide_parameters": True}
     if url.get_backend_name() != "sqlite":  # SQLite pools differently and has no overflow

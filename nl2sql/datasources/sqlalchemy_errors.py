@@ -75,8 +75,17 @@ _DBAPI_CLASSES: dict[str, tuple[str, bool]] = {
     "NotSupportedError": ("error", False),
     "InternalError": ("error", False),
 }
+# Message wordings of wrong queries on engines without a profile (SQLite, SQL Server, ...).
+_GENERIC_HINTS = (
+    ("syntax", ("syntax error", "incorrect syntax", "parse error")),
+    ("undefined", ("no such column", "no such table", "invalid column name", "invalid object name",
+                   "does not exist", "unknown column", "not found")),
+    ("type", ("datatype mismatch", "conversion failed", "type mismatch", "wrong number of arguments")),
+)  # fmt: skip
 _MYSQL_NEAR = re.compile(r"(near\s+')(.*?)('\s+at line \d+)", re.DOTALL)
-_MYSQL_MANUAL = re.compile(r"; check the manual that corresponds to your \w+ server version for the right syntax to use")
+_MYSQL_MANUAL = re.compile(
+    r"; check the manual that corresponds to your \w+ server version for the right syntax to use"
+)
 
 
 def timeout_error(timeout_s: float) -> ResultError:
@@ -101,8 +110,8 @@ def classify_error(
         kind, retryable = _mysql_kind(code)
         message = _mysql_message(orig, code)
     else:
-        kind, retryable = _dbapi_kind(exc, orig)
         message = str(orig)
+        kind, retryable = _hinted_kind(message) or _dbapi_kind(exc, orig)
     if kind == "timeout":
         return timeout_error(timeout_s)
     return ResultError(_scrub(message, sql, secrets), retryable=retryable, kind=kind)
@@ -149,6 +158,15 @@ def _mysql_message(orig: BaseException, code: int) -> str:
 def _first_token(fragment: str) -> str:
     token = fragment.strip().split(maxsplit=1)
     return token[0][:30] if token else ""
+
+
+def _hinted_kind(message: str) -> tuple[str, bool] | None:
+    """For engines without a profile: what the common wordings of a wrong query say."""
+    lowered = message.lower()
+    for kind, hints in _GENERIC_HINTS:
+        if any(hint in lowered for hint in hints):
+            return kind, True
+    return None
 
 
 def _dbapi_kind(exc: BaseException, orig: BaseException) -> tuple[str, bool]:

@@ -1,8 +1,11 @@
 """build_graph: the only file that knows the order of the main pipeline's nodes.
 
-datasource_resolver ─▶ decomposer ─▶ layer_router ─Send─▶ sql_agent (per scan) ─▶ layer_router
-─▶ aggregator ─▶ answer_synthesizer. Every node is wrapped so that a cancelled run stops before
-the next node starts, and so that progress events (start/finish, timings) reach the caller.
+[curated_matcher] ─▶ datasource_resolver ─▶ decomposer ─▶ layer_router ─Send─▶ sql_agent (per
+scan) ─▶ layer_router ─▶ aggregator ─▶ answer_synthesizer. Entry: curated_matcher when curated
+answers are configured and the run executes (verified → layer_router; generated → the next
+entry), else pinned_entry for a pinned run (in place of the resolver and decomposer), else
+datasource_resolver. Every node is wrapped so that a cancelled run stops before the next node
+starts, and so that progress events (start/finish, timings) reach the caller.
 """
 
 from __future__ import annotations
@@ -19,16 +22,26 @@ from nl2sql.pipeline.graph_utils import ScanPayload, wrap_subgraph
 from nl2sql.pipeline.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
+    CURATED_MATCHER,
     DATASOURCE_RESOLVER,
     DECOMPOSER,
     LAYER_ROUTER,
+    PINNED_ENTRY,
     SQL_AGENT,
 )
 from nl2sql.pipeline.nodes.aggregator.node import EngineAggregatorNode
 from nl2sql.pipeline.nodes.answer_synthesizer.node import AnswerSynthesizerNode
+from nl2sql.pipeline.nodes.curated_matcher.node import CuratedMatcherNode
 from nl2sql.pipeline.nodes.datasource_resolver.node import DatasourceResolverNode
 from nl2sql.pipeline.nodes.decomposer.node import DecomposerNode
-from nl2sql.pipeline.routes import aggregator_route, build_scan_layer_router, resolver_route
+from nl2sql.pipeline.nodes.pinned_entry.node import PinnedEntryNode
+from nl2sql.pipeline.routes import (
+    aggregator_route,
+    build_scan_layer_router,
+    curated_route,
+    entry_route,
+    resolver_route,
+)
 from nl2sql.pipeline.state import GraphState
 from nl2sql.pipeline.subgraphs.sql_agent import build_sql_agent_graph
 
@@ -55,22 +68,29 @@ def guarded(name: str, node: Callable) -> Callable:
     return run
 
 
-def build_graph(*, execute: bool = True):
+def build_graph(*, execute: bool = True, curated: bool = False):
     """The compiled main graph. With execute=False the SQL agent stops after generating SQL and
-    the run ends once every scan has been planned."""
+    the run ends once every scan has been planned. With curated=True (curated answers are
+    configured) and execute=True, the curated matcher is the entry point."""
     sql_agent = build_sql_agent_graph(execute=execute, wrap=guarded)
     graph = StateGraph(GraphState, context_schema=NL2SQLContext)
     graph.add_node(DATASOURCE_RESOLVER, guarded(DATASOURCE_RESOLVER, DatasourceResolverNode()))
+    graph.add_node(PINNED_ENTRY, guarded(PINNED_ENTRY, PinnedEntryNode()))
     graph.add_node(DECOMPOSER, guarded(DECOMPOSER, DecomposerNode()))
     graph.add_node(LAYER_ROUTER, guarded(LAYER_ROUTER, lambda state, runtime: {}))
     graph.add_node(SQL_AGENT, guarded(SQL_AGENT, wrap_subgraph(sql_agent, execute)), input_schema=ScanPayload)
     graph.add_node(AGGREGATOR, guarded(AGGREGATOR, EngineAggregatorNode()))
     graph.add_node(ANSWER_SYNTHESIZER, guarded(ANSWER_SYNTHESIZER, AnswerSynthesizerNode()))
 
-    # The entry point. Curated answers (a curated_matcher in front) and pinned runs (a
-    # pinned_entry in place of the decomposer) attach here.
-    graph.add_edge(START, DATASOURCE_RESOLVER)
+    entries = [PINNED_ENTRY, DATASOURCE_RESOLVER]
+    if curated and execute:
+        graph.add_node(CURATED_MATCHER, guarded(CURATED_MATCHER, CuratedMatcherNode()))
+        graph.add_edge(START, CURATED_MATCHER)
+        graph.add_conditional_edges(CURATED_MATCHER, curated_route, [LAYER_ROUTER, *entries])
+    else:
+        graph.add_conditional_edges(START, entry_route, entries)
     graph.add_conditional_edges(DATASOURCE_RESOLVER, resolver_route, [DECOMPOSER, END])
+    graph.add_edge(PINNED_ENTRY, LAYER_ROUTER)
     graph.add_edge(DECOMPOSER, LAYER_ROUTER)
     graph.add_conditional_edges(
         LAYER_ROUTER, build_scan_layer_router(execute=execute), [SQL_AGENT, AGGREGATOR, END]

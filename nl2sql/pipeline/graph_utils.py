@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, PipelineError, RunWarning
-from nl2sql.errors import ErrorCode as _Code
 from nl2sql.governance.approvals import Approval, PinnedSource
 from nl2sql.pipeline.nodes.common import error
 from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
@@ -85,8 +84,11 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict:
     plan = final.ast_planner_response.plan if final.ast_planner_response else None
     sql = final.generator_response.sql_draft if final.generator_response else None
     artifact = final.executor_response.artifact if final.executor_response else None
+    held = bool(final.approvals_needed) and not final.dropped and not _last_attempt_blocked(final)
     if final.dropped:
         status = "dropped"
+    elif held:
+        status = None  # waiting for an approval: neither run nor failed
     elif sql and (artifact is not None or not execute) and not _last_attempt_blocked(final):
         status = "success"
     else:
@@ -112,8 +114,8 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict:
         "warnings": list(final.warnings),
         "approvals_needed": final.approvals_needed,
     }
-    if status == "success":
-        if artifact is not None:
+    if status in ("success", None):
+        if artifact is not None and status == "success":
             delta["artifact_refs"] = {sq.id: artifact}
         delta["warnings"] += [_recovered(e, sq.id) for e in final.errors]
     else:
@@ -121,7 +123,9 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict:
         if status == "error" and not any(e.is_blocking for e in errors):
             errors.append(error("sql_agent", ErrorCode.MISSING_SQL,
                                 "the sub-query ended without an executed query", sub_query_id=sq.id))
-        delta["errors"] = [e if e.sub_query_id else e.model_copy(update={"sub_query_id": sq.id}) for e in errors]
+        errors = [e if e.sub_query_id else e.model_copy(update={"sub_query_id": sq.id}) for e in errors]
+        # a policy refusal is the reason the sub-query stopped: it comes first
+        delta["errors"] = sorted(errors, key=lambda e: e.error_code != ErrorCode.SECURITY_VIOLATION)
     return delta
 
 

@@ -2,7 +2,9 @@
 
 The graph streams on a worker thread while the caller waits at most `timeout_s`: when the
 timeout fires the run's token is cancelled (the worker stops before its next node) and the
-caller gets PIPELINE_TIMEOUT at once, not when the graph finishes.
+caller gets PIPELINE_TIMEOUT at once, not when the graph finishes. Before the graph starts, the
+run.before hooks may rewrite the question or deny the run, and the run's context is narrowed to
+what the user may read (RBAC). `initial` carries the entrypoint's other fields: pinned, approvals.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 from nl2sql.context import CancelToken, NL2SQLContext
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, PipelineExecutionError, safe_one_line
+from nl2sql.governance.gate import run_before
+from nl2sql.governance.services import for_user
 from nl2sql.pipeline.graph import RunCancelled
 from nl2sql.pipeline.names import SQL_AGENT
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
@@ -46,18 +50,25 @@ def run_with_graph(
 ) -> RunOutcome:
     """Run the compiled graph once; never raises for a pipeline failure (it is in the state)."""
     limit = timeout_s if timeout_s is not None else ctx.settings.pipeline_timeout_s
-    run_ctx = ctx.for_run(on_event, deadline=time.monotonic() + limit, cancel_token=cancel_token)
+    started = time.perf_counter()
+    user = user_context or UserContext()
+    # The run sees the schemas as this user may read them (policies filter every snapshot).
+    run_ctx = for_user(ctx.for_run(on_event, deadline=time.monotonic() + limit, cancel_token=cancel_token), user)
+    asked, notes, refusal = run_before(run_ctx, question, user, datasource_id)
     state = GraphState(
-        user_query=question,
-        user_context=user_context or UserContext(),
+        user_query=asked,
+        user_context=user,
         datasource_id=datasource_id,
+        reasoning=notes,
         **(initial or {}),
     )
     start = state.model_dump()
     tree = StateTree(start, reducers_of(GraphState), reducers_of(SubgraphExecutionState))
+    if refusal is not None:  # run.before denied the run (or broke): no node runs
+        refused = state.model_copy(update={"errors": [refusal]})
+        return RunOutcome(refused, tree, tree.root, time.perf_counter() - started)
     recorder = TraceRecorder(tree, frozenset({SQL_AGENT}), routing_order=scan_routing_order)
     box: dict[str, Any] = {"values": start, "error": None}
-    started = time.perf_counter()
 
     def work() -> None:
         try:

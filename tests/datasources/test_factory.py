@@ -60,8 +60,9 @@ def test_options_reach_the_adapter(sqlite_file: Path):
 @pytest.mark.parametrize(
     ("target", "words"),
     [
-        ("postgresql://user@localhost/db", "SQLAlchemy"),
-        ("mysql+pymysql://root@localhost/db", "SQLAlchemy"),
+        ("postgresql+pg8000://user@localhost/db", "psycopg"),
+        ("oracle+nosuchdriver://user@localhost/db", "not installed"),
+        ("gopher://host/db", "unsupported"),
         ("ftp://host/file.duckdb", "unsupported"),
         ("notes.txt", "cannot tell"),
         ("sqlite:///:memory:", "database file"),

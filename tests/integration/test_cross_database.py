@@ -34,7 +34,9 @@ REGIONS = ("East", "North", "South", "West")
 CUSTOMERS = [(i, f"Customer {i}", REGIONS[i % 4]) for i in range(1, 21)]  # 5 per region
 ORDERS = [(i, REGIONS[i % 3], Decimal(f"{10 + i}.50")) for i in range(1, 31)]  # no West orders
 TICKETS = [(i, REGIONS[(i * 7) % 4], "high" if i % 2 else "low") for i in range(1, 14)]
-QUESTION = "For each region, the number of customers, the total order amount and the number of tickets"
+QUESTION = (
+    "For each region, the number of customers, the total order amount and the number of tickets"
+)
 PARTS = (
     ("crm", "number of customers per region"),
     ("sales", "total amount of orders per region"),
@@ -83,7 +85,9 @@ def sales_url(mysql_url: str) -> Iterator[str]:
 def support_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("support") / "support.duckdb"
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE tickets (ticket_id INTEGER PRIMARY KEY, region VARCHAR, priority VARCHAR)")
+    con.execute(
+        "CREATE TABLE tickets (ticket_id INTEGER PRIMARY KEY, region VARCHAR, priority VARCHAR)"
+    )
     con.executemany("INSERT INTO tickets VALUES (?, ?, ?)", TICKETS)
     con.close()
     return path
@@ -144,7 +148,9 @@ def test_the_offline_decomposer_splits_a_question_over_two_servers(
         },
         settings={"project_dir": tmp_path_factory.mktemp("project")},
     ) as real:
-        result = real.ask("For each region, compare the number of customers with the number of orders")
+        result = real.ask(
+            "For each region, compare the number of customers with the number of orders"
+        )
     assert result.status == "success", [e.one_line() for e in result.errors]
     assert {o.sub_query.datasource_id for o in result.sub_queries} == {"crm", "sales"}
     customers = Counter(region for *_, region in CUSTOMERS)

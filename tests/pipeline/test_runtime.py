@@ -23,12 +23,13 @@ def _session(sources, tmp_path, **models):
 
 def test_timeout_returns_pipeline_timeout_while_a_slow_query_is_in_flight(sources, tmp_path):
     session = _session(sources, tmp_path, ast_planner=FixedPlanner(slow_cross_join_plan()))
+    session.ask(QUESTION, execute=False)  # warm: graph built, schema read, modules imported
     started = time.monotonic()
     result = session.ask(QUESTION, timeout_s=1.0)
     elapsed = time.monotonic() - started
     assert result.status == "error"
     assert result.errors[-1].error_code == ErrorCode.PIPELINE_TIMEOUT
-    assert elapsed < 1.0 + 0.5  # it fired at the timeout, not when the query finished
+    assert elapsed < 1.0 + 0.75  # it fired at the timeout, not when the query finished (minutes)
 
 
 def test_cancelled_run_stops_before_the_next_node(sources, tmp_path):

@@ -2,7 +2,8 @@
 
 schema_retriever → ast_planner → logical_validator → generator → approval_gate → executor, with
 retry_handler → refiner → ast_planner on retryable findings of the latest attempt, while the
-retry budget lasts. A pinned plan is never retried. The approval gate runs the execute.before
+retry budget lasts. A pinned plan starts at the planner (which returns it as it is, with no
+table retrieval and no model call) and is never retried. The approval gate runs the execute.before
 hooks: a sub-query they deny or hold for approval ends there, and nothing is executed.
 """
 
@@ -69,6 +70,10 @@ def after_validator(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContex
     return GENERATOR
 
 
+def _entry(state: SubgraphExecutionState) -> str:
+    return AST_PLANNER if state.pinned_plan is not None else SCHEMA_RETRIEVER
+
+
 def after_gate(state: SubgraphExecutionState) -> str:
     """Execute only what the hooks allowed: not dropped, not held, no broken hook."""
     if state.dropped or state.approvals_needed or any(e.is_blocking for e in _attempt_errors(state)):
@@ -95,7 +100,8 @@ def build_sql_agent_graph(*, execute: bool = True, wrap: Callable[[str, Callable
     graph = StateGraph(SubgraphExecutionState, context_schema=NL2SQLContext)
     for name, node in nodes.items():
         graph.add_node(name, wrap(name, node) if wrap else node)
-    graph.add_edge(START, SCHEMA_RETRIEVER)
+    # a pinned plan needs no table retrieval: the planner returns it as it is
+    graph.add_conditional_edges(START, _entry, [SCHEMA_RETRIEVER, AST_PLANNER])
     graph.add_edge(SCHEMA_RETRIEVER, AST_PLANNER)
     graph.add_conditional_edges(AST_PLANNER, after_planner, [LOGICAL_VALIDATOR, RETRY_HANDLER, END])
     graph.add_conditional_edges(LOGICAL_VALIDATOR, after_validator, [GENERATOR, RETRY_HANDLER, END])

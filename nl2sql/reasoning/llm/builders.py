@@ -19,7 +19,7 @@ from nl2sql.reasoning.base import (
     SynthesizeRequest,
 )
 from nl2sql.reasoning.llm.context import render_schema, render_sources
-from nl2sql.reasoning.llm.prompts import Prompt, fragment, render
+from nl2sql.reasoning.llm.templates import Prompt, fragment, render
 
 #: Rows of each result shown to the synthesizer (the node sends at most answer_preview_rows).
 PREVIEW_ROWS = 20

@@ -81,7 +81,7 @@ _SPEC_KEYS = ("default", "model")
 class ResolvedModels:
     """Per node: its ModelConfig (or a ready skill object) and where each value came from."""
 
-    configs: dict[str, ModelConfig]
+    configs: dict[str, ModelConfig | None]  # None: no model (a node needing one gives MISSING_LLM)
     sources: dict[str, dict[str, str]]
     skills: dict[str, Any] = field(default_factory=dict)
 
@@ -127,7 +127,8 @@ def resolve_models(
     for node, layer in layers.items():
         if node in skills:
             continue
-        configs[node] = _validate(node, layer.values)
+        none = "model" in layer.values and layer.values["model"] is None
+        configs[node] = None if none else _validate(node, layer.values)
         sources[node] = {k: layer.sources.get(k, "default") for k in ("model", *OPTIONS)}
     return ResolvedModels(configs=configs, sources=sources, skills=skills)
 
@@ -196,7 +197,7 @@ def _apply_explicit(layers, explicit: Any, nodes: tuple[str, ...], skills: dict[
 def _put_explicit(layer: _Layer, value: Any, node: str, skills: dict[str, Any], source: str) -> None:
     if isinstance(value, ModelConfig):
         value = value.model_dump(exclude_unset=True) | {"model": value.model}
-    if isinstance(value, str):
+    if value is None or isinstance(value, str):
         layer.put("model", value, source)
     elif isinstance(value, Mapping):
         if "model" in value:

@@ -1,11 +1,12 @@
 """Schema context for prompts: tables, columns (types, keys, sample values, descriptions) and
 foreign-key join paths, bounded by a token budget.
 
-Tables come in relevance order (the retriever's order for the planner). Every table starts in
-full detail; while the text is over budget the least relevant table still in detail is made
-leaner (no descriptions, two samples), then bare (one line of column names), and only then are
-the least relevant tables dropped, named in a closing line while that fits. So a small schema is
-shown whole and a 100-table schema still fits, its most relevant tables in full.
+Tables come in relevance order (the retriever's order for the planner). A table is shown at one
+of three levels: full (types, keys, descriptions, five sample values), lean (no descriptions,
+two samples) or bare (one line of column names); `plan_levels` gives the most relevant tables
+the most detail the budget allows and lists as many others as fit; the rest are named in a
+closing line while that fits. So a small schema is shown whole and a 100-table schema still
+fits, its most relevant tables in detail.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nl2sql.reasoning.llm.prompts import estimate_tokens
+from nl2sql.reasoning.llm.templates import estimate_tokens
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
 FULL, LEAN, BARE = 2, 1, 0
 _SAMPLES = {FULL: 5, LEAN: 2, BARE: 0}
 _SAMPLE_CHARS = 40
+_DROPPED_RESERVE = 60  # tokens kept for the "(N less relevant tables not shown: …)" line
 
 
 @dataclass(frozen=True)
@@ -35,29 +37,55 @@ def render_schema(snapshot: SchemaSnapshot, budget_tokens: int, *, with_joins: b
     """The tables of `snapshot`, in order, within `budget_tokens` (see the module docstring)."""
     tables = list(snapshot.tables)
     joins = join_paths(tables) if with_joins else ""
-    budget = max(0, budget_tokens - estimate_tokens(joins))
-    levels = [FULL] * len(tables)
-    texts = [render_table(t, FULL) for t in tables]
-    sizes = [estimate_tokens(t) for t in texts]
-    for target in (LEAN, BARE):
-        for i in reversed(range(len(tables))):
-            if sum(sizes) <= budget:
-                break
-            levels[i], texts[i] = target, render_table(tables[i], target)
-            sizes[i] = estimate_tokens(texts[i])
-    kept = len(tables)
-    while kept > 1 and sum(sizes[:kept]) > budget:
-        kept -= 1
+    budget = max(0, budget_tokens - _cost(joins))
+    texts = [{lv: render_table(t, lv) for lv in (FULL, LEAN, BARE)} for t in tables]
+    sizes = [{lv: _cost(text) for lv, text in variants.items()} for variants in texts]
+    if sum(s[BARE] for s in sizes) > budget:
+        budget -= _DROPPED_RESERVE  # room for the line naming what is left out
+    levels = plan_levels(sizes, budget)
+    kept = len(levels)
     dropped = tuple(t.key for t in tables[kept:])
-    parts = texts[:kept]
+    parts = [texts[i][lv] for i, lv in enumerate(levels)]
     if dropped:
-        parts.append(_dropped_line(dropped, budget - sum(sizes[:kept])))
+        parts.append(_dropped_line(dropped, _DROPPED_RESERVE + budget - sum(_cost(p) for p in parts)))
     if joins:
         parts.append(joins)
-    text = "\n\n".join(p for p in parts if p)
+    text = "\n\n".join(parts)
     return SchemaText(text=text, tokens=estimate_tokens(text),
-                      levels={t.key: lv for t, lv in zip(tables[:kept], levels[:kept], strict=True)},
+                      levels={t.key: lv for t, lv in zip(tables[:kept], levels, strict=True)},
                       dropped=dropped)
+
+
+def plan_levels(sizes: list[dict[int, int]], budget: int) -> list[int]:
+    """Detail level per table, in relevance order, for the first tables that fit `budget`.
+
+    Tables are listed bare first (all of them when they fit, else within half the budget so
+    the most relevant can still be detailed); then, from the most relevant down, each is made
+    FULL or LEAN while that fits, detail never increasing down the list; whatever is left
+    lists more tables bare.
+    """
+    n = len(sizes)
+    bare_all = sum(s[BARE] for s in sizes)
+    cap = budget if bare_all <= budget else budget // 2
+    levels: list[int] = []
+    used = 0
+    while len(levels) < n and used + sizes[len(levels)][BARE] <= cap:
+        used += sizes[len(levels)][BARE]
+        levels.append(BARE)
+    ceiling = FULL
+    for i in range(len(levels)):
+        for level in (FULL, LEAN):
+            extra = sizes[i][level] - sizes[i][BARE]
+            if level <= ceiling and used + extra <= budget:
+                levels[i], used = level, used + extra
+                break
+        ceiling = levels[i]
+        if ceiling == BARE:
+            break
+    while len(levels) < n and used + sizes[len(levels)][BARE] <= budget:
+        used += sizes[len(levels)][BARE]
+        levels.append(BARE)
+    return levels or ([BARE] if n else [])
 
 
 def render_table(table: Table, level: int) -> str:
@@ -132,7 +160,10 @@ def _column(column: Column, table: Table, refs: dict[str, str], level: int) -> s
         text += f' ("{column.original_name}")'
     if level == FULL and column.description:
         text += f" — {_one_line(column.description)}"
-    samples = [s for s in column.samples if s is not None][: _SAMPLES[level]]
+    cap = _SAMPLES[level]
+    if column.distinct_count and table.row_count and column.distinct_count > max(20, table.row_count / 2):
+        cap = min(cap, 2)  # near-unique values (names, emails) only show their format
+    samples = [s for s in column.samples if s is not None][:cap]
     if samples:
         shown = ", ".join(repr(_clip(str(s))) for s in samples)
         more = (column.distinct_count or len(column.samples)) - len(samples)
@@ -140,11 +171,16 @@ def _column(column: Column, table: Table, refs: dict[str, str], level: int) -> s
     return text
 
 
+def _cost(text: str) -> int:
+    """Tokens of one part, its separator from the next included."""
+    return estimate_tokens(text + "\n\n") if text else 0
+
+
 def _dropped_line(keys: tuple[str, ...], room: int) -> str:
     line = f"({len(keys)} less relevant tables not shown: "
     names: list[str] = []
     for key in keys:
-        if estimate_tokens(line + ", ".join([*names, key]) + ")") > max(room, 40):
+        if estimate_tokens(line + ", ".join([*names, key]) + ", … 9999 more)") > max(room, 20):
             break
         names.append(key)
     rest = len(keys) - len(names)

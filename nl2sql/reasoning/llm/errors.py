@@ -100,6 +100,8 @@ def classify(exc: BaseException) -> ErrorCode | None:
     if _is_named(exc, "APIConnectionError", "ModelConnectionError", "ModelAPIError",
                  "TransportError", "ConnectError", "RemoteProtocolError") or isinstance(exc, ConnectionError):
         return ErrorCode.PROVIDER_UNAVAILABLE
+    if _is_named(exc, "APIResponseValidationError", "JSONDecodeError"):
+        return ErrorCode.PROVIDER_UNAVAILABLE  # the server answered, but not with valid JSON
     return None
 
 
@@ -130,8 +132,8 @@ _ADVICE = {
     "limits with the provider",
     ErrorCode.PROVIDER_TIMEOUT: "no answer within {timeout:g}s: raise timeout_s in [models], or "
     "use a faster model or server",
-    ErrorCode.PROVIDER_UNAVAILABLE: "the model server is unavailable (server error or connection "
-    "refused) at {where}: check that it is running and reachable",
+    ErrorCode.PROVIDER_UNAVAILABLE: "the model server at {where} failed or cannot be reached (server "
+    "error, invalid response or refused connection): check that it is running and reachable",
     ErrorCode.PROVIDER_MODEL_NOT_FOUND: "model {name!r} was not found at {where}: check the model "
     "name and base_url",
     ErrorCode.PROVIDER_BAD_REQUEST: "the provider refused the request as invalid: check the model "

@@ -43,15 +43,15 @@ def raw_text(message: Any) -> str:
     return ""
 
 
-def extract_payload(message: Any, method: str) -> Any:
-    """The JSON value of the answer; ValueError saying what is wrong when there is none."""
-    if method == "function_calling":
-        calls = getattr(message, "tool_calls", None) or []
-        if calls:
-            return calls[0].get("args", {})
-        invalid = getattr(message, "invalid_tool_calls", None) or []
-        if invalid:
-            raise ValueError(f"the tool-call arguments are not valid JSON ({invalid[0].get('error') or 'parse error'})")
+def extract_payload(message: Any) -> Any:
+    """The JSON value of the answer — the first tool call's arguments, else the message text;
+    ValueError saying what is wrong when there is none."""
+    calls = getattr(message, "tool_calls", None) or []
+    if calls:
+        return calls[0].get("args", {})
+    invalid = getattr(message, "invalid_tool_calls", None) or []
+    if invalid:
+        raise ValueError(f"the tool-call arguments are not valid JSON ({invalid[0].get('error') or 'parse error'})")
     text = message_text(message).strip()
     if not text:
         raise ValueError("the answer was empty: return one JSON object")

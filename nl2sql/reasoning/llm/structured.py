@@ -36,7 +36,7 @@ from nl2sql.reasoning.llm.errors import (
 )
 from nl2sql.reasoning.llm.jsonschema import compact_schema
 from nl2sql.reasoning.llm.parsing import describe_problems, extract_payload, raw_text
-from nl2sql.reasoning.llm.prompts import render_reask
+from nl2sql.reasoning.llm.templates import render_reask
 from nl2sql.reasoning.llm.runcontext import check_cancelled, sleep_unless_cancelled, time_left
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class StructuredCaller:
             raw = raw_text(message)
             tokens = usage.token_counts(message)
             try:
-                value = response_model.model_validate(extract_payload(message, method))
+                value = response_model.model_validate(extract_payload(message))
                 problems = check(value) if check else []
             except (ValueError, ValidationError) as exc:
                 problems = describe_problems(exc)
@@ -150,6 +150,14 @@ class StructuredCaller:
 
 def _bind(model: Any, schema: dict[str, Any], method: str) -> tuple[Any, str]:
     """model.with_structured_output for `method`, falling back when the model lacks it."""
+    from langchain_core.language_models.chat_models import BaseChatModel
+
+    if type(model).with_structured_output is BaseChatModel.with_structured_output:
+        # LangChain's base implementation knows only tool calling; JSON mode there is a plain
+        # call with the schema stated in the prompt.
+        if method == "json_mode":
+            return model, method
+        method = "function_calling"
     while True:
         try:
             return model.with_structured_output(schema, method=method, include_raw=True), method

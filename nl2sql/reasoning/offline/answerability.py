@@ -36,19 +36,28 @@ def link_score(linking: Linking) -> float:
 
 def describe_links(linking: Linking, limit: int = 4) -> str:
     parts = [f"'{m.text}' → {m.candidates[0].ref}" for m in linking.mentions[:limit]]
-    parts += [f"'{v.text}' → {v.options[0][0]}.{v.options[0][1]}" for v in linking.values if v.options][:2]
+    parts += [
+        f"'{v.text}' → {v.options[0][0]}.{v.options[0][1]}" for v in linking.values if v.options
+    ][:2]
     return "; ".join(parts)
 
 
-def check(question: str, datasources: dict[str, SchemaSnapshot], cache: IndexCache) -> AnswerabilityResponse:
+def check(
+    question: str, datasources: dict[str, SchemaSnapshot], cache: IndexCache
+) -> AnswerabilityResponse:
     """Answerable when a datasource links the question's content words well enough."""
     s = scan(question)
-    content = [t for t in s.tokens if (t.kind == "word" and t.low not in STOP) or t.kind == "quoted"]
+    content = [
+        t for t in s.tokens if (t.kind == "word" and t.low not in STOP) or t.kind == "quoted"
+    ]
     if not content:
-        return AnswerabilityResponse(answerable=False, reason="the question is empty", confidence=0.95)
+        return AnswerabilityResponse(
+            answerable=False, reason="the question is empty", confidence=0.95
+        )
     if all(t.low in GREETINGS or t.low in FRAME for t in content):
         return AnswerabilityResponse(
-            answerable=False, confidence=0.9,
+            answerable=False,
+            confidence=0.9,
             reason="the message is not a question about the data (no table, column or value is named)",
         )
     scored: list[tuple[float, int, str, Linking]] = []
@@ -57,7 +66,9 @@ def check(question: str, datasources: dict[str, SchemaSnapshot], cache: IndexCac
         scored.append((link_score(linking), pos, ds_id, linking))
     ok = sorted((x for x in scored if x[0] >= 1.0), key=lambda x: (-x[0], x[1]))
     if not ok:
-        return AnswerabilityResponse(answerable=False, reason=_why_not(scored, s.relative), confidence=0.8)
+        return AnswerabilityResponse(
+            answerable=False, reason=_why_not(scored, s.relative), confidence=0.8
+        )
     best = ok[0]
     unexplained = [t.text for t in best[3].unexplained]
     reason = f"{best[2]}: {describe_links(best[3])}"
@@ -65,7 +76,10 @@ def check(question: str, datasources: dict[str, SchemaSnapshot], cache: IndexCac
         reason += "; not matched: " + ", ".join(f"'{w}'" for w in unexplained[:4])
     confidence = round(min(0.95, 0.5 + 0.15 * best[0] - 0.05 * len(unexplained)), 2)
     return AnswerabilityResponse(
-        answerable=True, datasource_ids=[x[2] for x in ok], reason=reason, confidence=max(confidence, 0.3)
+        answerable=True,
+        datasource_ids=[x[2] for x in ok],
+        reason=reason,
+        confidence=max(confidence, 0.3),
     )
 
 

@@ -14,8 +14,21 @@ import re
 from datetime import date, timedelta
 
 from nl2sql.plan import (
-    Aggregate, Between, BoolOp, ColumnRef, Comparison, Expr, Extract, InList, Join, OrderItem,
-    PlanModel, SelectItem, Star, TableRef, lit,
+    Aggregate,
+    Between,
+    BoolOp,
+    ColumnRef,
+    Comparison,
+    Expr,
+    Extract,
+    InList,
+    Join,
+    OrderItem,
+    PlanModel,
+    SelectItem,
+    Star,
+    TableRef,
+    lit,
 )
 from nl2sql.reasoning.offline.index import SchemaIndex
 from nl2sql.reasoning.offline.joins import JoinTree, connect
@@ -29,7 +42,9 @@ def snake(name: str) -> str:
 class PlanBuilder:
     """Builds one PlanModel (and nested ones) for a Query over one index."""
 
-    def __init__(self, idx: SchemaIndex, words: set[str], avoid_fan_out: bool = False, prefix: str = "t"):
+    def __init__(
+        self, idx: SchemaIndex, words: set[str], avoid_fan_out: bool = False, prefix: str = "t"
+    ):
         self.idx = idx
         self.words = words
         self.avoid_fan_out = avoid_fan_out
@@ -65,7 +80,7 @@ class PlanBuilder:
             having=_and(having),
             order_by=[OrderItem(expr=self._expr(t), direction=d) for t, d in q.order],
             limit=q.limit,
-            distinct=listing_fans_out and not q.group and not q.star,
+            distinct=(listing_fans_out or q.distinct) and not q.group and not q.star,
         )
 
     def _check_negated(self, q: Query, tree: JoinTree) -> None:
@@ -73,12 +88,22 @@ class PlanBuilder:
         # a != filter does not express.
         fanned = {s.table for s in tree.steps if s.fan_out}
         for c in q.where:
-            if c.negated and isinstance(c.target, Col) and (c.target.table in fanned or (tree.fans_out and c.target.table != q.root)):
-                raise Unclear(f"'not {c.text}' on {c.target.table} rows needs NOT EXISTS; not supported")
+            if (
+                c.negated
+                and isinstance(c.target, Col)
+                and (c.target.table in fanned or (tree.fans_out and c.target.table != q.root))
+            ):
+                raise Unclear(
+                    f"'not {c.text}' on {c.target.table} rows needs NOT EXISTS; not supported"
+                )
 
     def _on(self, pairs: list[tuple[str, str, str, str]]) -> Expr:
         items = [
-            Comparison(op="=", left=ColumnRef(table=self.alias[a], name=ca), right=ColumnRef(table=self.alias[b], name=cb))
+            Comparison(
+                op="=",
+                left=ColumnRef(table=self.alias[a], name=ca),
+                right=ColumnRef(table=self.alias[b], name=cb),
+            )
             for a, ca, b, cb in pairs
         ]
         return _and(items)
@@ -143,8 +168,11 @@ class PlanBuilder:
     def _range(self, c: Cond, expr: Expr) -> Expr:
         low, high = c.values
         col = c.target
-        is_day = isinstance(col, Col) and "TIME" not in self.idx.tables[col.table].column(col.column).type.upper() \
+        is_day = (
+            isinstance(col, Col)
+            and "TIME" not in self.idx.tables[col.table].column(col.column).type.upper()
             and self.idx.column(col.table, col.column).is_temporal
+        )
         if low and high and is_day:
             last = (date.fromisoformat(high) - timedelta(days=1)).isoformat()
             return Between(expr=expr, low=lit(low), high=lit(last))

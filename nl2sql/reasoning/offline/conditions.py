@@ -12,27 +12,43 @@
 
 from __future__ import annotations
 
-from nl2sql.reasoning.offline.cues import NumCue
 from nl2sql.reasoning.offline.dates import DateCond
 from nl2sql.reasoning.offline.linking import Mention, ValueMatch
+from nl2sql.reasoning.offline.numeric import NumCue
 from nl2sql.reasoning.offline.resolve import Resolver
 from nl2sql.reasoning.offline.spec import Col, Cond, Part, Unclear, iso
 from nl2sql.reasoning.offline.text import STOP, Token
 
 _NEGATIONS = {"not", "except", "excluding", "without", "non", "exclude", "excluded", "other"}
-_GAP_WORDS = STOP | {"whose", "having", "that", "which", "where", "priced", "aged", "valued", "costing"}
+_GAP_WORDS = STOP | {
+    "whose",
+    "having",
+    "that",
+    "which",
+    "where",
+    "priced",
+    "aged",
+    "valued",
+    "costing",
+}
+_QUALIFIER_GAP = _GAP_WORDS | _NEGATIONS | {"equal", "equals", "named", "called"}
 
 
-def adjacent_before(mentions: list[Mention], tokens: list[Token], i: int, used: set[int]) -> Mention | None:
+def adjacent_before(
+    mentions: list[Mention], tokens: list[Token], i: int, used: set[int], gap_words=None
+) -> Mention | None:
     """The unused mention ending right before token i (only function words between)."""
+    allowed = gap_words or _GAP_WORDS
     for m in sorted(mentions, key=lambda m: -m.end):
         if m.end <= i and m.start not in used:
             gap = tokens[m.end : i]
-            return m if all(t.kind == "word" and t.low in _GAP_WORDS for t in gap) else None
+            return m if all(t.kind == "word" and t.low in allowed for t in gap) else None
     return None
 
 
-def adjacent_after(mentions: list[Mention], tokens: list[Token], i: int, used: set[int], within: int = 2) -> Mention | None:
+def adjacent_after(
+    mentions: list[Mention], tokens: list[Token], i: int, used: set[int], within: int = 2
+) -> Mention | None:
     """The unused mention starting at token i, or after at most `within` function words."""
     for m in sorted(mentions, key=lambda m: m.start):
         if m.start >= i and m.start not in used:
@@ -43,8 +59,12 @@ def adjacent_after(mentions: list[Mention], tokens: list[Token], i: int, used: s
 
 
 def value_conditions(
-    values: list[ValueMatch], mentions: list[Mention], res: Resolver, tokens: list[Token],
-    used: set[int], replace: dict,
+    values: list[ValueMatch],
+    mentions: list[Mention],
+    res: Resolver,
+    tokens: list[Token],
+    used: set[int],
+    replace: dict,
 ) -> tuple[list[Cond], list[str], float]:
     """Equality / IN conditions for linked values; returns (conditions, notes, penalty)."""
     grouped: dict[tuple[str, str, bool], list[tuple[str, ValueMatch]]] = {}
@@ -55,11 +75,18 @@ def value_conditions(
         if note:
             notes.append(note)
             penalty += 0.15
-        if v.source == "close":
-            notes.append(f"'{v.text}' is not stored in {option[0]}.{option[1]} but is close to a stored value; kept as written")
+        table, column, written = option
+        stored = _replaced(replace, table, column, written)
+        if stored != written:
+            notes.append(
+                f"'{written}' replaced by '{stored}' in {table}.{column}, as the refiner suggested"
+            )
+            penalty += 0.1
+        elif v.source == "close":
+            notes.append(
+                f"'{v.text}' is not stored in {table}.{column} but is close to a stored value; kept as written"
+            )
             penalty += 0.3
-        table, column, stored = option
-        stored = _replaced(replace, table, column, stored)
         negated = _negated(tokens, v.start)
         grouped.setdefault((table, column, negated), []).append((stored, v))
     conds = []
@@ -74,7 +101,10 @@ def value_conditions(
 def _choose_option(v: ValueMatch, mentions, res: Resolver, tokens, used: set[int]):
     if not v.options:
         raise Unclear(f"could not find the value '{v.text}' in any text column")
-    for near in (adjacent_before(mentions, tokens, v.start, used), adjacent_after(mentions, tokens, v.end, used, 1)):
+    for near in (
+        adjacent_before(mentions, tokens, v.start, used, _QUALIFIER_GAP),
+        adjacent_after(mentions, tokens, v.end, used, 1),
+    ):
         if near is None:
             continue
         named = {(e.table, e.column) for e in near.columns()}
@@ -100,7 +130,10 @@ def _replaced(replace: dict, table: str, column: str, stored: str) -> str:
         return stored
     if replace.get("column") and str(replace["column"]).lower() != column.lower():
         return stored
-    if replace.get("table") and str(replace["table"]).lower() not in (table.lower(), table.split(".")[-1].lower()):
+    if replace.get("table") and str(replace["table"]).lower() not in (
+        table.lower(),
+        table.split(".")[-1].lower(),
+    ):
         return stored
     return str(replace.get("new", stored))
 
@@ -117,7 +150,11 @@ def numeric_conditions(
     conds: list[Cond] = []
     having: list[tuple[NumCue, str]] = []
     for cue in cues:
-        inside = [m for m in mentions if cue.gap and cue.gap[0] <= m.start < cue.gap[1] and m.start not in used]
+        inside = [
+            m
+            for m in mentions
+            if cue.gap and cue.gap[0] <= m.start < cue.gap[1] and m.start not in used
+        ]
         col = res.column(inside[0], ("number",)) if inside else None
         if col is not None:
             used.add(inside[0].start)
@@ -150,8 +187,13 @@ def _num_cond(target, cue: NumCue) -> Cond:
 
 
 def date_conditions(
-    dates: list[DateCond], mentions: list[Mention], res: Resolver, root: str,
-    tokens: list[Token], used: set[int], notes: list[str],
+    dates: list[DateCond],
+    mentions: list[Mention],
+    res: Resolver,
+    root: str,
+    tokens: list[Token],
+    used: set[int],
+    notes: list[str],
 ) -> list[Cond]:
     """Range or part-of-year conditions on the right date column."""
     conds: list[Cond] = []
@@ -164,11 +206,20 @@ def date_conditions(
         elif res.idx.kind(col.table, col.column) == "number":
             conds.append(_year_cond(col, d))
         else:
-            conds.append(Cond(col, "range", [iso(d.start) if d.start else None, iso(d.end) if d.end else None], text=d.text))
+            conds.append(
+                Cond(
+                    col,
+                    "range",
+                    [iso(d.start) if d.start else None, iso(d.end) if d.end else None],
+                    text=d.text,
+                )
+            )
     return conds
 
 
-def _date_column(mentions, res: Resolver, root: str, tokens, first: int, used: set[int], words, notes) -> Col:
+def _date_column(
+    mentions, res: Resolver, root: str, tokens, first: int, used: set[int], words, notes
+) -> Col:
     idx = res.idx
     near = adjacent_before(mentions, tokens, first, used)
     if near is not None:
@@ -178,7 +229,9 @@ def _date_column(mentions, res: Resolver, root: str, tokens, first: int, used: s
         if col is not None:
             used.add(near.start)
             return col
-    tables = ([res.table(near)] if near is not None and res.table(near) else []) + [root] + res.context
+    tables = (
+        ([res.table(near)] if near is not None and res.table(near) else []) + [root] + res.context
+    )
     # then the tables the root references: an order line's date is its order's date
     tables += [e.dst for e in sorted(idx.edges, key=lambda e: e.rank) if e.src == root]
     for table in dict.fromkeys(tables):
@@ -192,9 +245,13 @@ def _date_column(mentions, res: Resolver, root: str, tokens, first: int, used: s
         for pick in (said, named, cols):
             if len(pick) == 1:
                 return Col(table, pick[0])
-        notes.append(f"{table} has several date columns ({', '.join(cols)}); used {cols[0]} (first declared)")
+        notes.append(
+            f"{table} has several date columns ({', '.join(cols)}); used {cols[0]} (first declared)"
+        )
         return Col(table, cols[0])
-    raise Unclear(f"no date column to apply '{' '.join(t.text for t in tokens[first:first + 3])}' to")
+    raise Unclear(
+        f"no date column to apply '{' '.join(t.text for t in tokens[first : first + 3])}' to"
+    )
 
 
 def _year_cond(col: Col, d: DateCond) -> Cond:
@@ -216,5 +273,8 @@ def _yearish(m: Mention) -> bool:
 
 
 def _year_columns(idx, table: str) -> list[str]:
-    return [c.name for c in idx.tables[table].columns
-            if idx.kind(table, c.name) == "number" and "year" in idx.col_words[(table, c.name)]]
+    return [
+        c.name
+        for c in idx.tables[table].columns
+        if idx.kind(table, c.name) == "number" and "year" in idx.col_words[(table, c.name)]
+    ]

@@ -20,7 +20,16 @@ MONTHS = {
     for name in (calendar.month_name[i].lower(), calendar.month_abbr[i].lower())
 }
 MONTHS["sept"] = 9
-_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_ORDINAL = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "1st": 1,
+    "2nd": 2,
+    "3rd": 3,
+    "4th": 4,
+}
 _RELATIVE = {"today", "yesterday", "tomorrow", "tonight", "recent", "recently", "ago", "currently"}
 _RELATIVE_UNITS = {"week", "weeks", "month", "months", "year", "years", "quarter", "day", "days"}
 _RELATIVE_LEAD = {"last", "this", "next", "past", "previous", "current", "coming"}
@@ -60,25 +69,13 @@ def _period(tokens: list[Token], i: int, allow_bare_year: bool) -> tuple | None:
     """A period starting at token i: (start, end_excl, next_index, part, part_value, year)."""
     tok = tokens[i]
     if tok.kind == "date":
-        day = date.fromisoformat(tok.text)
-        return day, day + timedelta(days=1), i + 1, None, None, None
-    low = tok.low
-    if low in MONTHS and (low != "may" or _year(_at(tokens, i + 1))):
-        month, j = MONTHS[low], i + 1
-        nxt = _at(tokens, j)
-        if nxt is not None and nxt.kind == "number" and _year(nxt) is None and int(float(nxt.text)) <= 31:
-            day_no, j = int(float(nxt.text)), j + 1  # "March 5, 2024"
-            year = _year(_at(tokens, j))
-            if year:
-                day = date(year, month, day_no)
-                return day, day + timedelta(days=1), j + 1, None, None, None
+        try:
+            day = date.fromisoformat(tok.text)
+        except ValueError:  # "2024-02-30" is no day: the words stay unexplained
             return None
-        if nxt is not None and nxt.low == "of":
-            j += 1
-        year = _year(_at(tokens, j))
-        if year:
-            return date(year, month, 1), _month_end(year, month), j + 1, None, None, None
-        return None, None, i + 1, "month", month, None
+        return day, day + timedelta(days=1), i + 1, None, None, None
+    if tok.low in MONTHS and (tok.low != "may" or _year(_at(tokens, i + 1))):
+        return _month_period(tokens, i)
     quarter, j = _quarter(tokens, i)
     if quarter:
         if (_at(tokens, j) or tok).low == "of":
@@ -92,6 +89,33 @@ def _period(tokens: list[Token], i: int, allow_bare_year: bool) -> tuple | None:
     if year and allow_bare_year:
         return date(year, 1, 1), date(year + 1, 1, 1), i + 1, None, None, year
     return None
+
+
+def _month_period(tokens: list[Token], i: int) -> tuple | None:
+    """A month with its year ("March 2024", "March 5, 2024"), or a bare month (a part of the year)."""
+    tok = tokens[i]
+    month, j = MONTHS[tok.low], i + 1
+    nxt = _at(tokens, j)
+    if (
+        nxt is not None
+        and nxt.kind == "number"
+        and _year(nxt) is None
+        and int(float(nxt.text)) <= 31
+    ):
+        day_no, j = int(float(nxt.text)), j + 1  # "March 5, 2024"
+        if (_at(tokens, j) or tok).kind == "punct":
+            j += 1
+        year = _year(_at(tokens, j))
+        if year and day_no <= calendar.monthrange(year, month)[1] and day_no >= 1:
+            day = date(year, month, day_no)
+            return day, day + timedelta(days=1), j + 1, None, None, None
+        return None
+    if nxt is not None and nxt.low == "of":
+        j += 1
+    year = _year(_at(tokens, j))
+    if year:
+        return date(year, month, 1), _month_end(year, month), j + 1, None, None, None
+    return None, None, i + 1, "month", month, None
 
 
 def _quarter(tokens: list[Token], i: int) -> tuple[int | None, int]:
@@ -138,11 +162,17 @@ def _with_preposition(tokens: list[Token], i: int, p: tuple) -> tuple[DateCond, 
     first = lead[0] if lead else i
     if part is not None:
         used = (first,) if words and words[0] in ("in", "during") else ()
-        return DateCond(used + tuple(range(i, j)), _text(tokens, i, j), part=part,
-                        part_value=part_value), j
+        return DateCond(
+            used + tuple(range(i, j)), _text(tokens, i, j), part=part, part_value=part_value
+        ), j
     # "between P1 and P2", "from P1 to P2"
     sep = _at(tokens, j)
-    if words and words[0] in ("between", "from") and sep is not None and sep.low in ("and", "to", "through", "until"):
+    if (
+        words
+        and words[0] in ("between", "from")
+        and sep is not None
+        and sep.low in ("and", "to", "through", "until")
+    ):
         second = _at(tokens, j + 1) and _period(tokens, j + 1, True)
         if second and second[3] is None:
             k = second[2]
@@ -159,7 +189,11 @@ def _with_preposition(tokens: list[Token], i: int, p: tuple) -> tuple[DateCond, 
         return DateCond(tuple(range(first, j)), _text(tokens, first, j), end, None), j
     if words and words[0] in _AFTER:
         return DateCond(tuple(range(first, j)), _text(tokens, first, j), start, None), j
-    used = first if words and words[0] in ("in", "during", "on", "for", "within", "throughout", "from") else i
+    used = (
+        first
+        if words and words[0] in ("in", "during", "on", "for", "within", "throughout", "from")
+        else i
+    )
     return DateCond(tuple(range(used, j)), _text(tokens, used, j), start, end, year=year), j
 
 

@@ -14,7 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from nl2sql.pipeline.nodes.decomposer.schemas import (
-    CombineGroup, CombineInput, DecomposerResponse, JoinKey, SubQuery, sub_query_id,
+    CombineGroup,
+    CombineInput,
+    DecomposerResponse,
+    JoinKey,
+    SubQuery,
+    sub_query_id,
 )
 from nl2sql.plan import Aggregate, PlanModel
 from nl2sql.reasoning.offline.answerability import link_score
@@ -40,22 +45,35 @@ def decompose(
     return _single(question, datasources, cache)
 
 
-def _single(question: str, datasources: Mapping[str, SchemaSnapshot], cache: IndexCache) -> DecomposerResponse:
+def _single(
+    question: str, datasources: Mapping[str, SchemaSnapshot], cache: IndexCache
+) -> DecomposerResponse:
     s = scan(question)
     ranked = sorted(
-        ((link_score(link(s.tokens, cache.get(snap), s.taken)), pos, ds) for pos, (ds, snap) in enumerate(datasources.items())),
+        (
+            (link_score(link(s.tokens, cache.get(snap), s.taken)), pos, ds)
+            for pos, (ds, snap) in enumerate(datasources.items())
+        ),
         key=lambda x: (-x[0], x[1]),
     )
     if not ranked or ranked[0][0] <= 0:
-        return DecomposerResponse(unmapped_subqueries=[question], reasoning="no datasource links the question")
+        return DecomposerResponse(
+            unmapped_subqueries=[question], reasoning="no datasource links the question"
+        )
     ds = ranked[0][2]
-    response = _standalone(SubQuery(id=sub_query_id(ds, question, 0), datasource_id=ds, intent=question))
-    response.reasoning = f"one sub-query on {ds} (best link score {ranked[0][0]:g} of {len(ranked)} datasource(s))"
+    response = _standalone(
+        SubQuery(id=sub_query_id(ds, question, 0), datasource_id=ds, intent=question)
+    )
+    response.reasoning = (
+        f"one sub-query on {ds} (best link score {ranked[0][0]:g} of {len(ranked)} datasource(s))"
+    )
     return response
 
 
 def _standalone(sq: SubQuery) -> DecomposerResponse:
-    group = CombineGroup(group_id=sq.id, operation="standalone", inputs=[CombineInput(subquery_id=sq.id)])
+    group = CombineGroup(
+        group_id=sq.id, operation="standalone", inputs=[CombineInput(subquery_id=sq.id)]
+    )
     return DecomposerResponse(sub_queries=[sq], combine_groups=[group])
 
 
@@ -71,33 +89,57 @@ def _two_parts(split: Split, datasources, planner: Planner) -> DecomposerRespons
     if not parts:
         return None
     if unmapped:
-        intent, ds, _ = parts[0]
-        single = _standalone(SubQuery(id=sub_query_id(ds, intent, 0), datasource_id=ds, intent=intent))
-        single.unmapped_subqueries = unmapped
-        single.reasoning = f"only '{intent}' can be answered (on {ds}); no datasource answers " + \
-            ", ".join(f"'{u}'" for u in unmapped)
-        return single
+        return _partial(parts[0], unmapped)
     keys = [_group_names(p[2]) for p in parts]
     if len(keys[0]) != len(keys[1]):
         return None
-    sub_queries = []
-    for pos, (intent, ds, plan) in enumerate(parts):
-        sub_queries.append(SubQuery(
-            id=sub_query_id(ds, intent, pos), datasource_id=ds, intent=intent,
+    return _combined(split, parts, keys)
+
+
+def _partial(part: tuple, unmapped: list[str]) -> DecomposerResponse:
+    """One answerable part; the other is reported as unmapped."""
+    intent, ds, _ = part
+    single = _standalone(SubQuery(id=sub_query_id(ds, intent, 0), datasource_id=ds, intent=intent))
+    single.unmapped_subqueries = unmapped
+    single.reasoning = (
+        f"only '{intent}' can be answered (on {ds}); no datasource answers "
+        + ", ".join(f"'{u}'" for u in unmapped)
+    )
+    return single
+
+
+def _combined(split: Split, parts: list[tuple], keys: list[list[str]]) -> DecomposerResponse:
+    """Two sub-queries and their compare/join group, keyed on the grouped output names."""
+    sub_queries = [
+        SubQuery(
+            id=sub_query_id(ds, intent, pos),
+            datasource_id=ds,
+            intent=intent,
             metrics=[split.left if pos == 0 else split.right],
             group_by=[split.group] if split.group else [],
             expected_schema=[i.alias for i in plan.select if i.alias],
-        ))
-    operation = split.operation if keys[0] else "compare"
+        )
+        for pos, (intent, ds, plan) in enumerate(parts)
+    ]
+    operation = (
+        split.operation if keys[0] else "compare"
+    )  # a join needs keys; single values compare
     group = CombineGroup(
-        group_id=f"g_{sub_queries[0].id[3:9]}_{sub_queries[1].id[3:9]}", operation=operation,
-        inputs=[CombineInput(subquery_id=sq.id, role=role) for sq, role in zip(sub_queries, ("left", "right"))],
-        join_keys=[JoinKey(left=a, right=b) for a, b in zip(keys[0], keys[1])],
+        group_id=f"g_{sub_queries[0].id[3:9]}_{sub_queries[1].id[3:9]}",
+        operation=operation,
+        inputs=[
+            CombineInput(subquery_id=sq.id, role=role)
+            for sq, role in zip(sub_queries, ("left", "right"), strict=True)
+        ],
+        join_keys=[JoinKey(left=a, right=b) for a, b in zip(keys[0], keys[1], strict=True)],
     )
     where = ", ".join(f"'{sq.intent}' on {sq.datasource_id}" for sq in sub_queries)
-    keys_text = ", ".join(f"{k.left} = {k.right}" for k in group.join_keys) or "none (single values)"
+    keys_text = (
+        ", ".join(f"{k.left} = {k.right}" for k in group.join_keys) or "none (single values)"
+    )
     return DecomposerResponse(
-        sub_queries=sub_queries, combine_groups=[group],
+        sub_queries=sub_queries,
+        combine_groups=[group],
         reasoning=f"{operation} of two parts: {where}; join keys: {keys_text}",
     )
 

@@ -14,7 +14,11 @@ from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse
 from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
 from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
 from nl2sql.reasoning.base import (
-    AnswerabilityRequest, DecomposeRequest, PlanRequest, RefineRequest, SynthesizeRequest,
+    AnswerabilityRequest,
+    DecomposeRequest,
+    PlanRequest,
+    RefineRequest,
+    SynthesizeRequest,
 )
 from nl2sql.reasoning.offline import answerability, decompose, refine, synthesis
 from nl2sql.reasoning.offline.index import IndexCache
@@ -34,7 +38,9 @@ class OfflineEngine:
 
     def decompose(self, request: DecomposeRequest) -> DecomposerResponse:
         """One sub-query on the best datasource, or two combined by compare/join."""
-        return decompose.decompose(request.question, request.datasources, self._indexes, self._trial)
+        return decompose.decompose(
+            request.question, request.datasources, self._indexes, self._trial
+        )
 
     def plan(self, request: PlanRequest) -> ASTPlannerResponse:
         """A PlanModel for the sub-query's intent, or plan=None with what was not understood."""
@@ -48,7 +54,9 @@ class OfflineEngine:
         reasoning = outcome.reasoning
         if request.feedback and outcome.plan is not None:
             reasoning = f"after {refine.error_code(request.feedback) or 'feedback'}: {reasoning}"
-        return ASTPlannerResponse(plan=outcome.plan, confidence=outcome.confidence, reasoning=reasoning)
+        return ASTPlannerResponse(
+            plan=outcome.plan, confidence=outcome.confidence, reasoning=reasoning
+        )
 
     def refine(self, request: RefineRequest) -> RefinerResponse:
         """Feedback and planner hints from the latest error and its details."""
@@ -67,6 +75,10 @@ class OfflineEngine:
 
 def _unrepairable(feedback, hints: dict) -> str | None:
     """A refusal when the last attempt failed on a missing value and no replacement is known."""
-    if not feedback or refine.error_code(feedback) != "VALUE_NOT_FOUND" or hints.get("replace_value"):
+    if (
+        not feedback
+        or refine.error_code(feedback) != "VALUE_NOT_FOUND"
+        or hints.get("replace_value")
+    ):
         return None
     return f"could not plan: {feedback.get('message') or 'a filter value does not exist'} (no close value to use)"

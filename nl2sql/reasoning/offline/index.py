@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -20,6 +21,18 @@ _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _DATE_WORDS = {"dat", "time", "timestamp", "day"}
 _LABEL_WORDS = ("nam", "titl", "label")
 _MAX_VALUE_WORDS = 6
+_GENERIC_SUFFIXES = {
+    "data",
+    "info",
+    "information",
+    "detail",
+    "list",
+    "table",
+    "record",
+    "master",
+    "dim",
+    "fact",
+}
 
 
 @dataclass(frozen=True)
@@ -42,7 +55,9 @@ class FKEdge:
     src_cols: tuple[str, ...]
     dst: str
     dst_cols: tuple[str, ...]
-    rank: tuple[int, int]  # (position of src in the snapshot, position of the FK): declaration order
+    rank: tuple[
+        int, int
+    ]  # (position of src in the snapshot, position of the FK): declaration order
 
 
 def words_of(name: str) -> tuple[str, ...]:
@@ -58,7 +73,9 @@ def column_kind(col: Column) -> str:
     if col.is_temporal:
         return "date"
     if col.is_text:
-        named_like_date = bool(_DATE_WORDS & set(words_of(col.name))) or col.name.lower().endswith("_at")
+        named_like_date = bool(_DATE_WORDS & set(words_of(col.name))) or col.name.lower().endswith(
+            "_at"
+        )
         iso = bool(col.samples) and all(_ISO_DAY.match(s) for s in col.samples)
         return "date" if named_like_date and (iso or not col.samples) or iso else "text"
     if col.is_numeric:
@@ -130,15 +147,19 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     key = table.key
     tw = words_of(table.name)
     idx.table_words[key] = tw
-    # "has_pet" without its function word reads "pet": weaker than a table named exactly so
+    # "has_copy" without its function word reads "copy": weaker than a table named exactly so
     whole = len(tw) == len(split_identifier(table.name))
     _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
     if table.original_name:
         _add(idx, words_of(table.original_name), Element(key, None, 1.0, "original"))
     if len(tw) >= 2:
         _add(idx, tw[-1:], Element(key, None, 0.7, "head"))
+    if len(tw) >= 2 and tw[-1] in _GENERIC_SUFFIXES:
+        _add(idx, tw[:-1], Element(key, None, 0.8, "short"))  # "cars_data" is about cars
     fk_cols = {c.lower() for fk in table.foreign_keys for c in fk.columns}
-    pk_cols = {c.lower() for c in table.primary_key} | {c.name.lower() for c in table.columns if c.primary_key}
+    pk_cols = {c.lower() for c in table.primary_key} | {
+        c.name.lower() for c in table.columns if c.primary_key
+    }
     idx.keys[key] = {c.name for c in table.columns if c.name.lower() in fk_cols | pk_cols}
     for col in table.columns:
         _index_column(idx, key, tw, col)
@@ -154,12 +175,20 @@ def _index_column(idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column) 
         _add(idx, words_of(col.original_name), Element(key, col.name, 1.0, "original"))
     is_id = bool(cw) and cw[-1] == "id"
     if tw and cw[: len(tw)] == tw and len(cw) > len(tw) and not is_id:
-        _add(idx, cw[len(tw):], Element(key, col.name, 0.85, "short"))
+        _add(idx, cw[len(tw) :], Element(key, col.name, 0.85, "short"))
     elif tw and cw[:1] != tw[-1:]:
         _add(idx, tw + cw, Element(key, col.name, 1.0, "qualified"))
         _add(idx, tw[-1:] + cw, Element(key, col.name, 0.95, "qualified"))
     if len(cw) >= 2 and not is_id:
         _add(idx, cw[-1:], Element(key, col.name, 0.6, "head"))
+    if len(cw) == 2 and not is_id:
+        _add(
+            idx, cw[::-1], Element(key, col.name, 0.65, "part")
+        )  # "staff number" ↔ number_of_staff
+    for size in range(2, len(cw)):
+        for start in (0, len(cw) - size):
+            # "net worth" names `net_worth_millions`
+            _add(idx, cw[start : start + size], Element(key, col.name, 0.7, "part"))
     if len(cw) >= 2 and cw[-1] in _DATE_WORDS | {"at", "on"}:
         # "opened" names `opened_date`, "created" names `created_at`
         _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
@@ -187,9 +216,20 @@ def normalize_value(text: str) -> str:
 def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
     """The columns that name a row of `key` (e.g. `book_title`, or `given_name` + `family_name`)."""
     table = idx.tables[key]
-    texts = [c for c in table.columns if idx.kinds[(key, c.name)] == "text" and c.name not in idx.keys[key]]
+    texts = [
+        c
+        for c in table.columns
+        if idx.kinds[(key, c.name)] == "text" and c.name not in idx.keys[key]
+    ]
+    same = [c.name for c in texts if idx.col_words[(key, c.name)] == tw]
+    if same:
+        return same[:1]
     for word in _LABEL_WORDS:
-        exact = [c.name for c in texts if idx.col_words[(key, c.name)] in ((word,), tw + (word,), tw[-1:] + (word,))]
+        exact = [
+            c.name
+            for c in texts
+            if idx.col_words[(key, c.name)] in ((word,), tw + (word,), tw[-1:] + (word,))
+        ]
         if exact:
             return exact[:1]
         named = [c.name for c in texts if word in idx.col_words[(key, c.name)]]
@@ -215,10 +255,15 @@ class IndexCache:
     def __init__(self, size: int = 16):
         self._size = size
         self._items: OrderedDict[tuple[str, str, str], SchemaIndex] = OrderedDict()
+        self._lock = threading.Lock()  # sub-queries are planned in parallel threads
 
     def get(self, snapshot: SchemaSnapshot) -> SchemaIndex:
         """The index of `snapshot`, built on first use."""
         key = (snapshot.datasource_id, snapshot.fingerprint, _samples_digest(snapshot))
+        with self._lock:
+            return self._get(key, snapshot)
+
+    def _get(self, key: tuple[str, str, str], snapshot: SchemaSnapshot) -> SchemaIndex:
         found = self._items.get(key)
         if found is None:
             found = build_index(snapshot)

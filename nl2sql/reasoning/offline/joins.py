@@ -30,12 +30,14 @@ class JoinStep:
     table: str  # the table this step adds
     parent: str  # the tree table it attaches to
     edge: FKEdge
-    fan_out: bool  # parent rows are repeated: the step goes from a referenced row to referencing rows
+    fan_out: (
+        bool  # parent rows are repeated: the step goes from a referenced row to referencing rows
+    )
 
     def pairs(self) -> list[tuple[str, str, str, str]]:
         """(table, column, table, column) equalities of the join condition."""
         e = self.edge
-        return [(e.src, a, e.dst, b) for a, b in zip(e.src_cols, e.dst_cols)]
+        return [(e.src, a, e.dst, b) for a, b in zip(e.src_cols, e.dst_cols, strict=True)]
 
 
 @dataclass
@@ -72,7 +74,11 @@ def connect(
         target, paths = _nearest(idx, tree.tables, pending)
         paths.sort(key=lambda p: _path_key(idx, p, prefer, said))
         chosen = paths[0]
-        if len(paths) > 1 and _path_key(idx, paths[1], prefer, said)[:2] == _path_key(idx, chosen, prefer, said)[:2]:
+        if (
+            len(paths) > 1
+            and _path_key(idx, paths[1], prefer, said)[:2]
+            == _path_key(idx, chosen, prefer, said)[:2]
+        ):
             tree.ambiguous = True
             tree.notes.append(_note(chosen, paths[1], target))
         for a, b, edge in chosen:

@@ -19,8 +19,8 @@ from nl2sql.reasoning.offline.joins import JoinError
 from nl2sql.reasoning.offline.linking import Linking, link
 from nl2sql.reasoning.offline.scan import Scan, scan
 from nl2sql.reasoning.offline.shapes import Analyzer
-from nl2sql.reasoning.offline.split import split_question as two_parts
 from nl2sql.reasoning.offline.spec import Agg, Col, Part, Query, Unclear
+from nl2sql.reasoning.offline.split import split_question as two_parts
 from nl2sql.reasoning.offline.text import STOP
 
 _NESTED = {"above", "below", "than", "over", "under", "exceeds", "exceeding"}
@@ -39,7 +39,10 @@ class Outcome:
 
 
 def plan_question(
-    text: str, idx: SchemaIndex, lookup: ValueLookup | None = None, hints: Mapping[str, Any] | None = None
+    text: str,
+    idx: SchemaIndex,
+    lookup: ValueLookup | None = None,
+    hints: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Plan `text` against `idx`; a refusal has plan=None and says what was not understood."""
     hints = hints or {}
@@ -53,22 +56,19 @@ def plan_question(
         )
     linking = link(s.tokens, idx, s.taken, lookup)
     try:
-        _check_nested(s)
-        if two_parts(text) is not None:
-            raise Unclear("the question has two parts to compare or join; it needs one sub-query per part")
-        if linking.value_like:
-            words = ", ".join(f"'{t.text}'" for t in linking.value_like)
-            raise Unclear(f"{words} matches no table, column or stored value")
+        _precheck(text, s, linking)
         analyzer = Analyzer(s, linking, idx, hints)
         q = analyzer.run()
         q.preferred = analyzer.mentioned | {q.root}
-        builder = PlanBuilder(idx, {t.canon for t in s.tokens if t.kind == "word"}, bool(hints.get("avoid_join_fan_out")))
+        words = {t.canon for t in s.tokens if t.kind == "word"}
+        builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
         plan = builder.build(q)
     except (Unclear, JoinError) as exc:
         return _refuse(f"could not plan: {exc}", linking)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
-    notes = analyzer.notes + builder.notes
-    penalty = analyzer.penalty + (0.15 if builder.tree and builder.tree.ambiguous else 0.0)
+    notes, penalty = analyzer.notes + builder.notes, analyzer.penalty
+    if builder.tree and builder.tree.ambiguous:
+        penalty += 0.15
     if builder.tree and builder.tree.fans_out and _sums(q):
         notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
         penalty += 0.3
@@ -77,18 +77,43 @@ def plan_question(
     return Outcome(plan, confidence, _reasoning(q, linking, notes), q, linking, notes)
 
 
+def _precheck(text: str, s: Scan, linking: Linking) -> None:
+    """Refuse what no shape handles before trying one."""
+    _check_nested(s)
+    bad_days = [t.text for t in s.tokens if t.kind == "date" and t.index not in s.taken]
+    if bad_days:
+        raise Unclear(f"'{bad_days[0]}' is not a valid date")
+    if two_parts(text) is not None:
+        raise Unclear(
+            "the question has two parts to compare or join; it needs one sub-query per part"
+        )
+    if linking.value_like:
+        words = ", ".join(f"'{t.text}'" for t in linking.value_like)
+        raise Unclear(f"{words} matches no table, column or stored value")
+
+
 def _refuse(message: str, linking: Linking | None = None) -> Outcome:
     return Outcome(None, 0.0, message, linking=linking)
 
 
 def _check_nested(s: Scan) -> None:
-    for a, b in zip(s.tokens, s.tokens[1:]):
+    for a, b in zip(s.tokens, s.tokens[1:], strict=False):
+        if a.low == "than" and b.low in ("the", "that", "those", "any", "all", "each", "every"):
+            raise Unclear(f"comparing with '{a.text} {b.text} …' (a nested query) is not supported")
+        if a.low == "either":
+            raise Unclear("'either … or …' combines two conditions with OR; not supported")
         nxt = b.low if b.low != "the" else ""
         if a.low in _NESTED and nxt in ("average", "avg", "mean", "total", "maximum", "minimum"):
             raise Unclear(f"comparing with '{a.text} {b.text} …' (a nested query) is not supported")
-    for a, b, c in zip(s.tokens, s.tokens[1:], s.tokens[2:]):
-        if a.low in _NESTED and b.low == "the" and c.low in ("average", "avg", "mean", "total", "maximum", "minimum"):
-            raise Unclear(f"comparing with '{a.text} the {c.text} …' (a nested query) is not supported")
+    for a, b, c in zip(s.tokens, s.tokens[1:], s.tokens[2:], strict=False):
+        if (
+            a.low in _NESTED
+            and b.low == "the"
+            and c.low in ("average", "avg", "mean", "total", "maximum", "minimum")
+        ):
+            raise Unclear(
+                f"comparing with '{a.text} the {c.text} …' (a nested query) is not supported"
+            )
 
 
 def _sums(q: Query) -> bool:
@@ -97,7 +122,9 @@ def _sums(q: Query) -> bool:
 
 def _apply_column_hints(plan: PlanModel, suggestions: Mapping[str, Any]) -> PlanModel:
     """Rename columns the validator did not find, as the refiner suggested ({old: new})."""
-    renames = {str(k).lower(): (v[0] if isinstance(v, list) and v else v) for k, v in suggestions.items()}
+    renames = {
+        str(k).lower(): (v[0] if isinstance(v, list) and v else v) for k, v in suggestions.items()
+    }
     renames = {k: str(v) for k, v in renames.items() if v}
     if not renames:
         return plan
@@ -121,9 +148,11 @@ def _reasoning(q: Query, linking: Linking, notes: list[str]) -> str:
     parts.append(f"shape: {q.shape} over {q.root}")
     shown = [_show(t) for t, _ in q.select] or ["*"]
     parts.append("select " + ", ".join(shown))
-    conds = [f"{_show(c.target)} {'not ' if c.negated else ''}{c.op} {c.values}"
-             + (f" (from '{c.text}')" if c.text else "")
-             for c in q.where + q.having]
+    conds = [
+        f"{_show(c.target)} {'not ' if c.negated else ''}{c.op} {c.values}"
+        + (f" (from '{c.text}')" if c.text else "")
+        for c in q.where + q.having
+    ]
     if conds:
         parts.append("conditions: " + "; ".join(conds))
     if q.group:

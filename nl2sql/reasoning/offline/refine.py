@@ -52,7 +52,10 @@ def _value(latest, details) -> tuple[str, dict]:
 
 def _fan_out(latest, details) -> tuple[str, dict]:
     hint = {"avoid_join_fan_out": dict(details) or {"reason": str(latest.get("message", ""))}}
-    return "a join repeated rows under an aggregate; count each row once (DISTINCT primary key)", hint
+    return (
+        "a join repeated rows under an aggregate; count each row once (DISTINCT primary key)",
+        hint,
+    )
 
 
 def _column(latest, details) -> tuple[str, dict]:
@@ -60,7 +63,9 @@ def _column(latest, details) -> tuple[str, dict]:
     column = details.get("column")
     mapping: dict[str, str] = {}
     if isinstance(raw, Mapping):
-        mapping = {str(k): (v[0] if isinstance(v, list) and v else str(v)) for k, v in raw.items() if v}
+        mapping = {
+            str(k): (v[0] if isinstance(v, list) and v else str(v)) for k, v in raw.items() if v
+        }
     elif column and _suggestions(details):
         mapping = {str(column): _suggestions(details)[0]}
     if not mapping:

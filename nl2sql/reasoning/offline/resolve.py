@@ -13,7 +13,7 @@ from nl2sql.reasoning.offline.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.linking import Mention
 from nl2sql.reasoning.offline.spec import Col, Unclear
 
-_NEAR = 0.1  # candidates this close to the best score compete with it
+_NEAR = 0.15  # candidates this close to the best score compete with it ("age" → pet_age of pets)
 
 
 class Resolver:
@@ -42,7 +42,11 @@ class Resolver:
 
     def column(self, mention: Mention, kinds: tuple[str, ...] | None = None) -> Col | None:
         """The column a mention names (of one of `kinds`), or None; Unclear when it is ambiguous."""
-        cands = [e for e in mention.columns() if kinds is None or self.idx.kind(e.table, e.column) in kinds]
+        cands = [
+            e
+            for e in mention.columns()
+            if kinds is None or self.idx.kind(e.table, e.column) in kinds
+        ]
         if not cands:
             return None
         best = self._best(cands)
@@ -68,8 +72,11 @@ class Resolver:
         low = min(dist.values())
         return [e for e in exact if dist[e.ref] == low]
 
-    def nearest(self, options: list[tuple[str, str, str]]) -> tuple[list[tuple[str, str, str]], bool]:
+    def nearest(
+        self, options: list[tuple[str, str, str]]
+    ) -> tuple[list[tuple[str, str, str]], bool]:
         """Value options ordered by closeness to the context; True when the first is a tie."""
+
         def key(o: tuple[str, str, str]) -> tuple:
             ctx = self.context.index(o[0]) if o[0] in self.context else len(self.context)
             far = min((self.hops(c, o[0]) for c in self.context), default=0)

@@ -18,13 +18,59 @@ from nl2sql.reasoning.offline.resolve import Resolver
 from nl2sql.reasoning.offline.scan import Scan, bare_numbers
 from nl2sql.reasoning.offline.spec import Agg, Col, Cond, Part, Query, Unclear
 
-_TIME_PARTS = {"year": "year", "yearly": "year", "month": "month", "monthly": "month",
-               "quarter": "quarter", "quarterly": "quarter", "day": "day", "daily": "day"}
-_PARTICIPLES = {"sold", "made", "written", "taken", "owned", "held", "run", "done", "bought",
-                "given", "led", "paid", "won", "built", "drawn", "driven", "seen", "known", "shown"}
-_RESTRICTIVE = {"from", "in", "with", "who", "that", "which", "whose", "of", "at", "located", "based"}
+_TIME_PARTS = {
+    "year": "year",
+    "yearly": "year",
+    "month": "month",
+    "monthly": "month",
+    "quarter": "quarter",
+    "quarterly": "quarter",
+    "day": "day",
+    "daily": "day",
+}
+_PARTICIPLES = {
+    "sold",
+    "made",
+    "written",
+    "taken",
+    "owned",
+    "held",
+    "run",
+    "done",
+    "bought",
+    "given",
+    "led",
+    "paid",
+    "won",
+    "built",
+    "drawn",
+    "driven",
+    "seen",
+    "known",
+    "shown",
+}
+_RESTRICTIVE = {
+    "from",
+    "in",
+    "with",
+    "who",
+    "that",
+    "which",
+    "whose",
+    "of",
+    "at",
+    "located",
+    "based",
+}
 _NEGATION_WORDS = {"not", "never", "no", "without", "none", "neither", "nor", "except", "excluding"}
 _MEASURE_WORDS = {"number", "count", "total", "average", "sum", "amount", "mean"}
+
+
+def _only_function_words(tokens) -> bool:
+    return all(
+        t.kind == "punct" or t.low in ("or", "the", "a", "an", "in", "from", "of", "is", "are")
+        for t in tokens
+    )
 
 
 class Roles:
@@ -45,6 +91,7 @@ class Roles:
         self.mentioned = set(self.res.context)
         self.replace = dict(hints.get("replace_value") or {})
         self.extra: list[Agg] = []  # further aggregates of the same column
+        self.quantity = False  # a count cue named a numeric column that holds counts
         self.named: set[int] = set(s.taken)
         spans = [(v.start, v.end) for v in linking.values]
         s.nums = s.nums + bare_numbers(s, spans)
@@ -108,7 +155,9 @@ class Roles:
             return [Part(part, Col(q.root, self.idx.date_columns(q.root)[0]))]
         m = adjacent_after(self.mentions, self.tokens, end, self.used, within=2)
         if m is None and word == "each":
-            raise Unclear(f"could not tell what '{self._text(start, min(end + 2, len(self.tokens)))}' groups by")
+            raise Unclear(
+                f"could not tell what '{self._text(start, min(end + 2, len(self.tokens)))}' groups by"
+            )
         if m is None or (word == "by" and not self._by_groups(start, m)):
             return []
         m = self._head_of_compound(m)
@@ -121,16 +170,18 @@ class Roles:
         return targets
 
     def _head_of_compound(self, m: Mention) -> Mention:
-        """"per copy branch": the last noun is the group; earlier ones only choose the join path."""
+        """In "per copy branch" the last noun is the group; earlier ones only choose the join path."""
         while True:
-            nxt = next((x for x in self.mentions if x.start == m.end and x.start not in self.used), None)
+            nxt = next(
+                (x for x in self.mentions if x.start == m.end and x.start not in self.used), None
+            )
             if nxt is None or not self.res.table(m):
                 return m
             self.used.add(m.start)
             m = nxt
 
     def _by_groups(self, start: int, m: Mention) -> bool:
-        """"by X" groups, unless it names a ranking measure or a relation ("placed by customers")."""
+        """Whether "by X" groups: not when X is a ranking measure or a relation ("made by members")."""
         if any(t.low in _MEASURE_WORDS for t in self.tokens[start + 1 : start + 3]):
             return False
         if not self.res.table(m):
@@ -157,11 +208,17 @@ class Roles:
         oc = C.order_cue(self.tokens)
         if oc is None:
             return None
-        _, end, direction = oc
+        start, end, direction = oc
         m = self.next_mention(end, within=3)
         col = self.res.column(m) if m is not None else None
         if col is not None:
             self.used.add(m.start)
+        elif self.tokens[end - 1].low == "by" and self._unknown_between(
+            end, min(end + 3, len(self.tokens))
+        ):
+            raise Unclear(
+                f"could not tell what to order by: {self._unknown_between(end, len(self.tokens))}"
+            )
         if direction is None:  # "ordered by age from the oldest to the youngest"
             sup = C.superlative(self.tokens[end:], set())
             direction = sup[0] if sup else None
@@ -190,9 +247,35 @@ class Roles:
             raise Unclear(f"no direct foreign key from {table} to {q.root} for '{cue.text}'")
         fk = Col(table, edge.src_cols[0])
         values = [cue.value] if cue.op != "between" else [cue.value, cue.high]
-        sub = Query(root=table, select=[(fk, None)], group=[fk],
-                    having=[Cond(Agg("count", table), cue.op, values, text=cue.text)])
+        sub = Query(
+            root=table,
+            select=[(fk, None)],
+            group=[fk],
+            having=[Cond(Agg("count", table), cue.op, values, text=cue.text)],
+        )
         q.in_subquery = (Col(q.root, edge.dst_cols[0]), sub)
+
+    def _unknown_between(self, a: int, b: int) -> str | None:
+        """A message naming the first unexplained word in tokens[a:b], if any."""
+        unknown = {t.index for t in self.link.unexplained}
+        for tok in self.tokens[a:b]:
+            if tok.index in unknown:
+                return f"'{tok.text}' matches no table or column"
+        return None
+
+    def check_alternatives(self) -> None:
+        """Refuse "or" except between values of one column ("Fantasy or History")."""
+        for tok in self.tokens:
+            if tok.low != "or" or tok.index in self.scan.taken:
+                continue
+            left = [v for v in self.link.values if v.end <= tok.index]
+            right = [v for v in self.link.values if v.start > tok.index]
+            ok = left and right and _only_function_words(self.tokens[left[-1].end : right[0].start])
+            same = ok and {o[:2] for o in left[-1].options} & {o[:2] for o in right[0].options}
+            if not same:
+                raise Unclear(
+                    "'or' between different conditions is not supported (only between values of one column)"
+                )
 
     def check_negations(self) -> None:
         """A negation no condition took ("never won", "do not have") would be silently dropped."""
@@ -201,10 +284,14 @@ class Roles:
             taken.update(range(max(0, v.start - 3), v.start))
         for tok in self.tokens:
             if tok.index not in taken and (tok.low in _NEGATION_WORDS or tok.low.endswith("n't")):
-                raise Unclear(f"could not apply '{tok.text}' to a condition (negations are supported on values only)")
+                raise Unclear(
+                    f"could not apply '{tok.text}' to a condition (negations are supported on values only)"
+                )
 
     def nothing_understood(self) -> str:
         words = [t.text for t in self.link.unexplained]
         if words:
-            return "could not tell what to list: no table matches " + ", ".join(f"'{w}'" for w in words)
+            return "could not tell what to list: no table matches " + ", ".join(
+                f"'{w}'" for w in words
+            )
         return "could not tell which table the question is about"

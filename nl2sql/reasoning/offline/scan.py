@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nl2sql.reasoning.offline.cues import NumCue, find_limit, find_numeric
+from nl2sql.reasoning.offline.cues import find_limit
 from nl2sql.reasoning.offline.dates import DateCond, find_dates, relative_date_words
+from nl2sql.reasoning.offline.numeric import NumCue, find_numeric
 from nl2sql.reasoning.offline.text import Token, tokenize
 
 

@@ -65,8 +65,11 @@ class Query:
     order: list[tuple[Target, str]] = field(default_factory=list)
     limit: int | None = None
     star: bool = False  # SELECT * of the root table
+    distinct: bool = False  # SELECT DISTINCT ("the different countries …")
     in_subquery: tuple[Col, Query] | None = None  # WHERE col IN (sub-query)
-    joined: list[str] = field(default_factory=list)  # tables joined for existence ("who have a pet")
+    joined: list[str] = field(
+        default_factory=list
+    )  # tables joined for existence ("who have loans")
     preferred: set[str] = field(default_factory=set)  # tables the question mentions
     notes: list[str] = field(default_factory=list)
     shape: str = ""

@@ -13,10 +13,13 @@ _GROUP = r"(?:for each|for every|per|in each|by|across)\s+(?:the\s+)?"
 _COMPARE = re.compile(
     r"\bcompare\s+(?P<a>.+?)\s+(?:with|to|against|versus|vs\.?|and)\s+(?P<b>.+)$", re.I
 )
-_ALONG = re.compile(r"^(?P<a>.+?)\s+(?:along with|as well as|together with|alongside)\s+(?P<b>.+)$", re.I)
+_ALONG = re.compile(
+    r"^(?P<a>.+?)\s+(?:along with|as well as|together with|alongside)\s+(?P<b>.+)$", re.I
+)
 _AND = re.compile(
     r"^(?P<a>.*\b(?:number|count|total|average|sum|amount)\s+of\s+.+?)\s+and\s+"
-    r"(?P<b>(?:the\s+)?(?:number|count|total|average|sum|amount)\s+of\s+.+)$", re.I,
+    r"(?P<b>(?:the\s+)?(?:number|count|total|average|sum|amount)\s+of\s+.+)$",
+    re.I,
 )
 _LEAD = re.compile(r"^(?:show|list|give|display|what (?:is|are)|find|get)\s+(?:me\s+)?", re.I)
 

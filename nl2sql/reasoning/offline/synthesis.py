@@ -39,7 +39,9 @@ def fmt(value: object) -> str:
     return str(value)
 
 
-def synthesize(question: str, results: list[ResultPreview], compare: bool = False) -> AnswerSynthesizerResponse:
+def synthesize(
+    question: str, results: list[ResultPreview], compare: bool = False
+) -> AnswerSynthesizerResponse:
     """One deterministic answer for the question's terminal results (`compare`: a compare group)."""
     if not results:
         return AnswerSynthesizerResponse(answer="No result was produced for the question.")
@@ -80,7 +82,9 @@ def _single(question: str, value: object) -> str:
 
 def _numeric(r: ResultPreview, i: int) -> bool:
     values = [row[i] for row in r.rows if row[i] is not None]
-    return bool(values) and all(isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) for v in values)
+    return bool(values) and all(
+        isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) for v in values
+    )
 
 
 def _compare(r: ResultPreview, compare: bool) -> str | None:
@@ -112,9 +116,15 @@ def _count(r: ResultPreview) -> str:
 
 
 def _table(r: ResultPreview) -> str:
-    shown = [", ".join(f"{c} {fmt(v)}" for c, v in zip(r.columns, row)) for row in r.rows[:_SHOWN_ROWS]]
-    more = "; …" if r.row_count > len(shown) else ""
-    if len(r.columns) == 2 and _numeric(r, 1) and not _numeric(r, 0):
-        shown = [f"{fmt(row[0])}: {fmt(row[1])}" for row in r.rows[:_SHOWN_ROWS]]
-        return f"{_count(r)} of {r.columns[1]} by {r.columns[0]} — " + "; ".join(shown) + more + "."
+    rows = r.rows[:_SHOWN_ROWS]
+    more = "; …" if r.row_count > len(rows) else ""
+    last = len(r.columns) - 1
+    if last >= 1 and _numeric(r, last) and not any(_numeric(r, i) for i in range(last)):
+        # labels then one number: "Books: 10,630", "Ann Lee: 3"
+        shown = [f"{' '.join(fmt(v) for v in row[:last])}: {fmt(row[last])}" for row in rows]
+        by = ", ".join(r.columns[:last])
+        return f"{_count(r)} of {r.columns[last]} by {by} — " + "; ".join(shown) + more + "."
+    shown = [
+        ", ".join(f"{c} {fmt(v)}" for c, v in zip(r.columns, row, strict=False)) for row in rows
+    ]
     return f"{_count(r)}: " + "; ".join(shown) + more + "."

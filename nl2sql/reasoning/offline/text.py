@@ -17,6 +17,7 @@ _TOKEN = re.compile(
     r"|(?P<number>\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"|(?P<op>>=|<=|!=|<>|[<>=])"
     r"|(?P<word>[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?)"
+    r"|(?P<punct>[,;])"
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])")
 
@@ -45,20 +46,60 @@ FRAME = frozenset(
 
 # Irregular forms the suffix rules cannot reach.
 _IRREGULAR = {
-    "people": "person", "persons": "person", "children": "child", "men": "man", "women": "woman",
-    "sold": "sell", "bought": "buy", "paid": "pay", "spent": "spend", "wrote": "write",
-    "written": "write", "made": "make", "held": "hold", "taught": "teach", "mice": "mouse",
-    "feet": "foot", "teeth": "tooth", "data": "data", "media": "media", "criteria": "criterion",
+    "people": "person",
+    "persons": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "sold": "sell",
+    "bought": "buy",
+    "paid": "pay",
+    "spent": "spend",
+    "wrote": "write",
+    "written": "write",
+    "made": "make",
+    "held": "hold",
+    "taught": "teach",
+    "mice": "mouse",
+    "feet": "foot",
+    "teeth": "tooth",
+    "data": "data",
+    "media": "media",
+    "criteria": "criterion",
+    "ids": "id",
 }
 
 # Abbreviations common in column names, expanded before stemming.
 ABBREVIATIONS = {
-    "qty": "quantity", "amt": "amount", "num": "number", "nbr": "number", "no": "number",
-    "dt": "date", "desc": "description", "cust": "customer", "prod": "product", "addr": "address",
-    "dept": "department", "emp": "employee", "mgr": "manager", "acct": "account", "cnt": "count",
-    "yr": "year", "pct": "percent", "tel": "phone", "dob": "birthday", "cat": "category",
-    "avg": "average", "qtr": "quarter", "mo": "month", "loc": "location", "org": "organization",
-    "fname": "first name", "lname": "last name", "firstname": "first name", "lastname": "last name",
+    "qty": "quantity",
+    "amt": "amount",
+    "num": "number",
+    "nbr": "number",
+    "no": "number",
+    "dt": "date",
+    "desc": "description",
+    "cust": "customer",
+    "prod": "product",
+    "addr": "address",
+    "dept": "department",
+    "emp": "employee",
+    "mgr": "manager",
+    "acct": "account",
+    "cnt": "count",
+    "yr": "year",
+    "pct": "percent",
+    "tel": "phone",
+    "dob": "birthday",
+    "cat": "category",
+    "avg": "average",
+    "qtr": "quarter",
+    "mo": "month",
+    "loc": "location",
+    "org": "organization",
+    "fname": "first name",
+    "lname": "last name",
+    "firstname": "first name",
+    "lastname": "last name",
 }
 # Single letters that abbreviate a word only before "name" ("LName", "f_name").
 _NAME_INITIALS = {"f": "first", "l": "last", "m": "middle"}
@@ -75,21 +116,37 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("state", "province"),
     ("phone", "telephone"),
     ("salary", "wage", "wages", "pay"),
-    ("movie", "film"),
-    ("car", "vehicle", "automobile"),
-    ("student", "pupil"),
-    ("teacher", "instructor", "lecturer"),
-    ("birthday", "birthdate", "dob"),
     ("quantity", "qty"),
     ("category", "categories"),
     ("email", "mail", "e-mail"),
 )
 
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "hundred": 100,
+    "dozen": 12,
 }
 
 
@@ -136,7 +193,10 @@ def split_identifier(name: str) -> list[str]:
     """Split `list_price`, `ListPrice`, `loan-items 2` into lower-case words, abbreviations expanded."""
     parts = re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", name))
     words = [p.lower() for p in parts if p]
-    words = [_NAME_INITIALS.get(w, w) if nxt == "name" else w for w, nxt in zip(words, words[1:] + [""])]
+    words = [
+        _NAME_INITIALS.get(w, w) if nxt == "name" else w
+        for w, nxt in zip(words, words[1:] + [""], strict=True)
+    ]
     return " ".join(ABBREVIATIONS.get(w, w) for w in words).split()
 
 
@@ -147,7 +207,7 @@ def number_word(word: str) -> int | None:
 
 @dataclass(frozen=True)
 class Token:
-    """One question token; `kind` is word, number, date, quoted or op."""
+    """One question token; `kind` is word, number, date, quoted, op or punct (a comma)."""
 
     index: int
     text: str  # as written (without quotes for a quoted literal)
@@ -186,7 +246,9 @@ def tokenize(text: str) -> list[Token]:
         if m.group("quoted") is not None:
             kind, value = "quoted", m.group("q1") or m.group("q2") or m.group("q3") or ""
         else:
-            kind = next(k for k in ("date", "number", "op", "word") if m.group(k) is not None)
+            kind = next(
+                k for k in ("date", "number", "op", "word", "punct") if m.group(k) is not None
+            )
             value = m.group(kind)
         tokens.append(Token(len(tokens), value, kind, m.start(), m.end()))
     return tokens

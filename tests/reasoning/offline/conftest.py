@@ -27,7 +27,11 @@ CREATE TABLE loans (loan_id INTEGER PRIMARY KEY, member_id INTEGER REFERENCES me
 
 LIBRARY_ROWS = {
     "districts": [(1, "North"), (2, "South")],
-    "branches": [(1, "Central", "Springfield", 1), (2, "Riverside", "Shelbyville", 2), (3, "Hilltop", "Springfield", 1)],
+    "branches": [
+        (1, "Central", "Springfield", 1),
+        (2, "Riverside", "Shelbyville", 2),
+        (3, "Hilltop", "Springfield", 1),
+    ],
     "authors": [(1, "Ada Byron", "France"), (2, "Kenji Mori", "Japan"), (3, "Chi Obi", "Nigeria")],
     "books": [
         (1, "Dragon Gate", 1, "Fantasy", 12.5, "2021-05-01", 320),
@@ -42,7 +46,13 @@ LIBRARY_ROWS = {
         (3, "Cleo", "Diaz", "Springfield", "Oregon", 3, "2024-02-20"),
         (4, "Dan", "Moss", "Portland", "Montana", 2, "2024-08-09"),
     ],
-    "copies": [(1, 1, 1, "good"), (2, 2, 1, "worn"), (3, 3, 2, "good"), (4, 4, 3, "damaged"), (5, 5, 2, "good")],
+    "copies": [
+        (1, 1, 1, "good"),
+        (2, 2, 1, "worn"),
+        (3, 3, 2, "good"),
+        (4, 4, 3, "damaged"),
+        (5, 5, 2, "good"),
+    ],
     "loans": [
         (1, 1, 1, "2023-11-02", "2023-11-20", 0.0, "returned"),
         (2, 1, 2, "2024-01-10", "2024-01-30", 1.5, "returned"),
@@ -66,41 +76,124 @@ def fk(column: str, table: str, ref: str | None = None) -> ForeignKey:
 def library_snapshot() -> SchemaSnapshot:
     """The library schema; samples are bounded on purpose (states and cities are incomplete)."""
     t = Table
-    return SchemaSnapshot(datasource_id="library", dialect="sqlite", tables=[
-        t(name="districts", primary_key=["district_id"], columns=[
-            col("district_id", pk=True), col("district_name", "TEXT", samples=["North", "South"])]),
-        t(name="branches", primary_key=["branch_id"], foreign_keys=[fk("district_id", "districts")], columns=[
-            col("branch_id", pk=True), col("branch_name", "TEXT", samples=["Central", "Riverside", "Hilltop"]),
-            col("city", "TEXT", samples=["Springfield"]), col("district_id")]),
-        t(name="authors", primary_key=["author_id"], columns=[
-            col("author_id", pk=True), col("name", "TEXT"), col("country", "TEXT", samples=["France", "Japan", "Nigeria"])]),
-        t(name="books", primary_key=["book_id"], foreign_keys=[fk("author_id", "authors")], columns=[
-            col("book_id", pk=True), col("title", "TEXT"), col("author_id"),
-            col("genre", "TEXT", samples=["Fantasy", "Science Fiction", "History"]), col("price", "REAL"),
-            col("published_date", "DATE"), col("pages")]),
-        t(name="members", primary_key=["member_id"], foreign_keys=[fk("home_branch_id", "branches", "branch_id")], columns=[
-            col("member_id", pk=True), col("first_name", "TEXT"), col("last_name", "TEXT"),
-            col("city", "TEXT", samples=["Springfield"]), col("state", "TEXT", samples=["Oregon"]),
-            col("home_branch_id"), col("joined_date", "DATE")]),
-        t(name="copies", primary_key=["copy_id"], foreign_keys=[fk("book_id", "books"), fk("branch_id", "branches")], columns=[
-            col("copy_id", pk=True), col("book_id"), col("branch_id"),
-            col("condition", "TEXT", samples=["good", "worn", "damaged"])]),
-        t(name="loans", primary_key=["loan_id"], foreign_keys=[fk("member_id", "members"), fk("copy_id", "copies")], columns=[
-            col("loan_id", pk=True), col("member_id"), col("copy_id"), col("loan_date", "DATE"),
-            col("returned_date", "TEXT", samples=["2023-11-20", "2024-01-30"]), col("fee", "REAL"),
-            col("status", "TEXT", samples=["returned", "overdue", "open"])]),
-    ])
+    return SchemaSnapshot(
+        datasource_id="library",
+        dialect="sqlite",
+        tables=[
+            t(
+                name="districts",
+                primary_key=["district_id"],
+                columns=[
+                    col("district_id", pk=True),
+                    col("district_name", "TEXT", samples=["North", "South"]),
+                ],
+            ),
+            t(
+                name="branches",
+                primary_key=["branch_id"],
+                foreign_keys=[fk("district_id", "districts")],
+                columns=[
+                    col("branch_id", pk=True),
+                    col("branch_name", "TEXT", samples=["Central", "Riverside", "Hilltop"]),
+                    col("city", "TEXT", samples=["Springfield"]),
+                    col("district_id"),
+                ],
+            ),
+            t(
+                name="authors",
+                primary_key=["author_id"],
+                columns=[
+                    col("author_id", pk=True),
+                    col("name", "TEXT"),
+                    col("country", "TEXT", samples=["France", "Japan", "Nigeria"]),
+                ],
+            ),
+            t(
+                name="books",
+                primary_key=["book_id"],
+                foreign_keys=[fk("author_id", "authors")],
+                columns=[
+                    col("book_id", pk=True),
+                    col("title", "TEXT"),
+                    col("author_id"),
+                    col("genre", "TEXT", samples=["Fantasy", "Science Fiction", "History"]),
+                    col("price", "REAL"),
+                    col("published_date", "DATE"),
+                    col("pages"),
+                ],
+            ),
+            t(
+                name="members",
+                primary_key=["member_id"],
+                foreign_keys=[fk("home_branch_id", "branches", "branch_id")],
+                columns=[
+                    col("member_id", pk=True),
+                    col("first_name", "TEXT"),
+                    col("last_name", "TEXT"),
+                    col("city", "TEXT", samples=["Springfield"]),
+                    col("state", "TEXT", samples=["Oregon"]),
+                    col("home_branch_id"),
+                    col("joined_date", "DATE"),
+                ],
+            ),
+            t(
+                name="copies",
+                primary_key=["copy_id"],
+                foreign_keys=[fk("book_id", "books"), fk("branch_id", "branches")],
+                columns=[
+                    col("copy_id", pk=True),
+                    col("book_id"),
+                    col("branch_id"),
+                    col("condition", "TEXT", samples=["good", "worn", "damaged"]),
+                ],
+            ),
+            t(
+                name="loans",
+                primary_key=["loan_id"],
+                foreign_keys=[fk("member_id", "members"), fk("copy_id", "copies")],
+                columns=[
+                    col("loan_id", pk=True),
+                    col("member_id"),
+                    col("copy_id"),
+                    col("loan_date", "DATE"),
+                    col("returned_date", "TEXT", samples=["2023-11-20", "2024-01-30"]),
+                    col("fee", "REAL"),
+                    col("status", "TEXT", samples=["returned", "overdue", "open"]),
+                ],
+            ),
+        ],
+    )
 
 
 def events_snapshot() -> SchemaSnapshot:
     """A second datasource: events with a text district (same names as district_name)."""
-    return SchemaSnapshot(datasource_id="events", dialect="sqlite", tables=[
-        Table(name="venues", primary_key=["venue_id"], columns=[
-            col("venue_id", pk=True), col("venue_name", "TEXT"), col("district", "TEXT", samples=["North", "South"])]),
-        Table(name="events", primary_key=["event_id"], foreign_keys=[fk("venue_id", "venues")], columns=[
-            col("event_id", pk=True), col("venue_id"), col("topic", "TEXT", samples=["poetry", "chess"]),
-            col("attendees"), col("event_date", "DATE")]),
-    ])
+    return SchemaSnapshot(
+        datasource_id="events",
+        dialect="sqlite",
+        tables=[
+            Table(
+                name="venues",
+                primary_key=["venue_id"],
+                columns=[
+                    col("venue_id", pk=True),
+                    col("venue_name", "TEXT"),
+                    col("district", "TEXT", samples=["North", "South"]),
+                ],
+            ),
+            Table(
+                name="events",
+                primary_key=["event_id"],
+                foreign_keys=[fk("venue_id", "venues")],
+                columns=[
+                    col("event_id", pk=True),
+                    col("venue_id"),
+                    col("topic", "TEXT", samples=["poetry", "chess"]),
+                    col("attendees"),
+                    col("event_date", "DATE"),
+                ],
+            ),
+        ],
+    )
 
 
 @pytest.fixture
@@ -135,8 +228,12 @@ def lookup(library_db: Path):
         calls.append((table, column, needle))
         con = sqlite3.connect(library_db)
         try:
-            sql = f'SELECT DISTINCT "{column}" FROM "{table}" WHERE lower("{column}") LIKE ? LIMIT ?'
-            return [r[0] for r in con.execute(sql, (f"%{needle.lower()}%", limit)) if r[0] is not None]
+            sql = (
+                f'SELECT DISTINCT "{column}" FROM "{table}" WHERE lower("{column}") LIKE ? LIMIT ?'
+            )
+            return [
+                r[0] for r in con.execute(sql, (f"%{needle.lower()}%", limit)) if r[0] is not None
+            ]
         finally:
             con.close()
 

@@ -17,7 +17,11 @@ def test_question_about_the_schema_is_answerable_by_the_datasources_that_link_it
 
 
 def test_both_datasources_are_listed_when_both_link(library, events):
-    r = check("For each district, compare the number of loans with the number of events", events=events, library=library)
+    r = check(
+        "For each district, compare the number of loans with the number of events",
+        events=events,
+        library=library,
+    )
     assert r.answerable and set(r.datasource_ids) == {"library", "events"}
 
 
@@ -28,7 +32,10 @@ def test_sample_value_alone_links(library):
 @pytest.mark.parametrize(
     "question, reason",
     [
-        ("What is the capital of France?", "no table or column matches 'capital'"),  # France: a stored country
+        (
+            "What is the capital of France?",
+            "no table or column matches 'capital'",
+        ),  # France: a stored country
         ("What is the weather today?", "no table or column matches 'weather'"),
         ("hello!", "not a question about the data"),
         ("   ", "empty"),

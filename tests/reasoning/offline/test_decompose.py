@@ -12,13 +12,34 @@ from nl2sql.reasoning.offline.split import split_question
 @pytest.mark.parametrize(
     "text, left, right, op, group",
     [
-        ("For each district, compare the number of loans with the number of events",
-         "number of loans", "number of events", "compare", "district"),
-        ("Compare the total fee to the number of events per district",
-         "total fee", "number of events", "compare", "district"),
-        ("Show the number of loans along with the number of events by district",
-         "number of loans", "number of events", "join", "district"),
-        ("the number of loans and the number of events", "number of loans", "number of events", "join", None),
+        (
+            "For each district, compare the number of loans with the number of events",
+            "number of loans",
+            "number of events",
+            "compare",
+            "district",
+        ),
+        (
+            "Compare the total fee to the number of events per district",
+            "total fee",
+            "number of events",
+            "compare",
+            "district",
+        ),
+        (
+            "Show the number of loans along with the number of events by district",
+            "number of loans",
+            "number of events",
+            "join",
+            "district",
+        ),
+        (
+            "the number of loans and the number of events",
+            "number of loans",
+            "number of events",
+            "join",
+            None,
+        ),
     ],
 )
 def test_two_part_questions_split(text, left, right, op, group):
@@ -51,17 +72,21 @@ def test_two_datasources_compare_on_the_shared_attribute(library, events):
 
 
 def test_join_wording_makes_a_join_group(library, events):
-    response = OfflineEngine().decompose(DecomposeRequest(
-        "Show the number of loans along with the number of events per district",
-        {"library": library, "events": events},
-    ))
+    response = OfflineEngine().decompose(
+        DecomposeRequest(
+            "Show the number of loans along with the number of events per district",
+            {"library": library, "events": events},
+        )
+    )
     assert response.combine_groups[0].operation == "join"
     build_dag(response)
 
 
 def test_single_source_question_is_one_standalone_sub_query(library, events):
     question = "How many books are there per genre?"
-    response = OfflineEngine().decompose(DecomposeRequest(question, {"events": events, "library": library}))
+    response = OfflineEngine().decompose(
+        DecomposeRequest(question, {"events": events, "library": library})
+    )
     (sq,) = response.sub_queries
     assert (sq.datasource_id, sq.intent) == ("library", question)
     assert response.combine_groups[0].operation == "standalone"
@@ -69,14 +94,18 @@ def test_single_source_question_is_one_standalone_sub_query(library, events):
 
 
 def test_a_part_no_datasource_answers_is_unmapped(library):
-    response = OfflineEngine().decompose(DecomposeRequest(
-        "For each district, compare the number of loans with the number of parking tickets",
-        {"library": library},
-    ))
+    response = OfflineEngine().decompose(
+        DecomposeRequest(
+            "For each district, compare the number of loans with the number of parking tickets",
+            {"library": library},
+        )
+    )
     assert [sq.intent for sq in response.sub_queries] == ["number of loans per district"]
     assert response.unmapped_subqueries == ["number of parking tickets per district"]
 
 
 def test_nothing_linked_leaves_the_question_unmapped(library):
-    response = OfflineEngine().decompose(DecomposeRequest("What is the capital of France?", {"library": library}))
+    response = OfflineEngine().decompose(
+        DecomposeRequest("What is the capital of France?", {"library": library})
+    )
     assert response.sub_queries == [] and response.unmapped_subqueries

@@ -27,7 +27,11 @@ def test_plan_response_carries_plan_confidence_and_reasoning(library):
     r = OfflineEngine().plan(_request("How many loans are overdue?", library))
     assert r.plan is not None and 0 < r.confidence <= 1 and "loans.status" in r.reasoning
     refused = OfflineEngine().plan(_request("What is the capital of Atlantis?", library))
-    assert refused.plan is None and refused.confidence == 0 and refused.reasoning.startswith("could not plan")
+    assert (
+        refused.plan is None
+        and refused.confidence == 0
+        and refused.reasoning.startswith("could not plan")
+    )
 
 
 def test_retrieved_snapshot_subset_still_plans_joins_over_the_full_snapshot(library):
@@ -35,6 +39,27 @@ def test_retrieved_snapshot_subset_still_plans_joins_over_the_full_snapshot(libr
     subset = library.subset(["loans", "districts"])
     r = OfflineEngine().plan(PlanRequest(sq.intent, sq, subset, library, "sqlite"))
     assert [t.name for t in r.plan.tables] == ["loans", "members", "branches", "districts"]
+
+
+def test_index_is_built_once_per_snapshot_and_rebuilt_when_samples_change(library):
+    from nl2sql.reasoning.offline.index import IndexCache
+
+    cache = IndexCache()
+    assert cache.get(library) is cache.get(library_snapshot_copy(library))
+    books = library.table("books")
+    genre = books.column("genre").model_copy(update={"samples": ["Poetry"]})
+    changed_books = books.model_copy(
+        update={"columns": [genre if c.name == "genre" else c for c in books.columns]}
+    )
+    changed = library.model_copy(
+        update={"tables": [changed_books if t.name == "books" else t for t in library.tables]}
+    )
+    assert changed.fingerprint == library.fingerprint
+    assert "poetry" in cache.get(changed).values and "poetry" not in cache.get(library).values
+
+
+def library_snapshot_copy(snapshot):
+    return snapshot.model_copy(deep=True)
 
 
 def test_same_inputs_same_outputs_across_engines(library):
@@ -53,15 +78,20 @@ def _wide_snapshot(n: int = 50) -> SchemaSnapshot:
     tables = []
     for i in range(n):
         name = NOUNS[i]
-        cols = [Column(name=f"{name}_id", type="INTEGER", primary_key=True),
-                Column(name="label", type="VARCHAR", samples=[f"{name} item {k}" for k in range(20)]),
-                Column(name="status", type="VARCHAR", samples=["open", "closed"]),
-                Column(name="amount", type="DOUBLE"), Column(name="created_date", type="DATE")]
+        cols = [
+            Column(name=f"{name}_id", type="INTEGER", primary_key=True),
+            Column(name="label", type="VARCHAR", samples=[f"{name} item {k}" for k in range(20)]),
+            Column(name="status", type="VARCHAR", samples=["open", "closed"]),
+            Column(name="amount", type="DOUBLE"),
+            Column(name="created_date", type="DATE"),
+        ]
         fks = []
         if i:
             parent = NOUNS[(i - 1) // 2]
             cols.append(Column(name=f"{parent}_id", type="INTEGER"))
-            fks.append(ForeignKey(columns=[f"{parent}_id"], ref_table=parent, ref_columns=[f"{parent}_id"]))
+            fks.append(
+                ForeignKey(columns=[f"{parent}_id"], ref_table=parent, ref_columns=[f"{parent}_id"])
+            )
         tables.append(Table(name=name, columns=cols, primary_key=[f"{name}_id"], foreign_keys=fks))
     return SchemaSnapshot(datasource_id="wide", dialect="duckdb", tables=tables)
 
@@ -70,9 +100,13 @@ def test_planning_takes_under_50_ms_on_a_50_table_schema():
     engine, snap = OfflineEngine(), _wide_snapshot()
     assert len(NOUNS) == 50
     engine.plan(_request("How many parcels are open?", snap))  # builds the cached index
-    questions = ["How many patents are open?", "What is the total amount per cargo?",
-                 "number of permits per month in 2024", "Which depot has the highest amount?",
-                 "Top 3 depots by number of lockers"]
+    questions = [
+        "How many patents are open?",
+        "What is the total amount per cargo?",
+        "number of permits per month in 2024",
+        "Which depot has the highest amount?",
+        "Top 3 depots by number of lockers",
+    ]
     for q in questions:
         started = time.perf_counter()
         r = engine.plan(_request(q, snap))
@@ -82,8 +116,20 @@ def test_planning_takes_under_50_ms_on_a_50_table_schema():
 
 def test_engine_names_no_demo_table_column_or_value():
     # The engine must be generic: it works from the snapshot alone.
-    demo_words = ["region_name", "order_items", "support_ticket", "unit_price", "product_name",
-                  "customer_id", "store_id", "california", "electronics", "warehouse", "crm", "satisfaction"]
+    demo_words = [
+        "region_name",
+        "order_items",
+        "support_ticket",
+        "unit_price",
+        "product_name",
+        "customer_id",
+        "store_id",
+        "california",
+        "electronics",
+        "warehouse",
+        "crm",
+        "satisfaction",
+    ]
     for path in ENGINE_DIR.glob("*.py"):
         text = path.read_text().lower()
         found = [w for w in demo_words if re.search(rf"\b{w}", text)]

@@ -4,7 +4,7 @@ import pytest
 
 from nl2sql.reasoning.offline.index import build_index
 from nl2sql.reasoning.offline.joins import JoinError, connect
-from nl2sql.schema.models import SchemaSnapshot, Table
+from nl2sql.schema.models import Table
 
 from .conftest import col
 
@@ -41,7 +41,9 @@ def test_joining_from_the_referenced_side_is_flagged_as_fan_out(library):
 
 
 def test_unconnected_tables_raise(library):
-    snap = library.model_copy(update={"tables": library.tables + [Table(name="island", columns=[col("x")])]})
+    snap = library.model_copy(
+        update={"tables": library.tables + [Table(name="island", columns=[col("x")])]}
+    )
     with pytest.raises(JoinError, match="island"):
         connect(build_index(snap), "books", ["island"])
 

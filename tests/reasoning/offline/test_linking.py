@@ -29,7 +29,9 @@ def test_unsampled_value_is_found_by_lookup_on_mentioned_tables(library, lookup)
     (value,) = linking.values
     assert value.options == [("members", "state", "Ohio")]
     assert value.source == "lookup"
-    assert {table for table, _, _ in lookup.calls} == {"members"}  # found there: neighbours not searched
+    assert {table for table, _, _ in lookup.calls} == {
+        "members"
+    }  # found there: neighbours not searched
 
 
 def test_lookup_only_accepts_exact_values(library, lookup):

@@ -30,7 +30,9 @@ def filters(p):
         if isinstance(node, Comparison) and node.right.kind == "literal":
             out.append((node.left.name, node.op, node.right.value))
         elif isinstance(node, InList):
-            out.append((node.expr.name, "not in" if node.negated else "in", [v.value for v in node.values]))
+            out.append(
+                (node.expr.name, "not in" if node.negated else "in", [v.value for v in node.values])
+            )
         elif isinstance(node, Between):
             out.append((node.expr.name, "between", (node.low.value, node.high.value)))
     return out
@@ -105,12 +107,38 @@ def test_which_n_with_highest_column_orders_without_grouping():
 
 @pytest.mark.parametrize(
     "text, direction",
-    [("What is the most expensive book?", "desc"), ("Which book is the cheapest?", "asc"),
-     ("Which book has the lowest price?", "asc")],
+    [
+        ("What is the most expensive book?", "desc"),
+        ("Which book is the cheapest?", "asc"),
+        ("Which book has the lowest price?", "asc"),
+    ],
 )
 def test_superlatives_rank_with_limit_one(text, direction):
     p = plan(text).plan
-    assert p.limit == 1 and p.order_by[0].expr.name == "price" and p.order_by[0].direction == direction
+    assert (
+        p.limit == 1 and p.order_by[0].expr.name == "price" and p.order_by[0].direction == direction
+    )
+
+
+def test_ranking_shows_asked_columns_and_reaches_attributes_without_grouping():
+    p = plan("What is the title of the book with the most pages?").plan
+    assert names(p) == ["title"] and not p.group_by and p.limit == 1
+
+
+def test_listing_distinct_and_several_aggregates_of_one_column():
+    assert plan("List the different cities of members").plan.distinct
+    p = plan("What is the average, minimum and maximum price of books?").plan
+    assert names(p) == ["avg_price", "min_price", "max_price"]
+
+
+def test_columns_shown_beside_an_aggregate_group_it():
+    p = plan("Show the genre and the total pages of books").plan
+    assert names(p) == ["genre", "sum_pages"] and [g.name for g in p.group_by] == ["genre"]
+
+
+def test_order_by_words_that_match_nothing_is_refused():
+    out = plan("List the titles of books ordered by popularity")
+    assert out.plan is None and "'popularity'" in out.reasoning
 
 
 def test_what_is_the_highest_value_is_an_aggregate():
@@ -120,7 +148,10 @@ def test_what_is_the_highest_value_is_an_aggregate():
 
 def test_entity_with_the_most_rows_of_another_table():
     p = plan("Which author has the most books?").plan
-    assert names(p) == ["name", "count_books"] and p.limit == 1
+    assert (
+        names(p) == ["name"] and p.limit == 1
+    )  # the entity asked for; a top-N also shows the count
+    assert isinstance(p.order_by[0].expr, Aggregate) and p.order_by[0].direction == "desc"
     assert tables(p) == ["books", "authors"]
 
 
@@ -207,7 +238,9 @@ def test_avoid_fan_out_hint_counts_distinct_primary_key():
 
 
 def test_column_suggestions_hint_renames_columns():
-    p = plan("How many books are there per genre?", hints={"column_suggestions": {"genre": "category"}}).plan
+    p = plan(
+        "How many books are there per genre?", hints={"column_suggestions": {"genre": "category"}}
+    ).plan
     assert names(p)[0] == "genre"  # the output name is kept; the column is renamed
     assert p.group_by[0].name == "category"
 
@@ -221,6 +254,7 @@ def test_column_suggestions_hint_renames_columns():
         ("What is the average?", "average"),
         ("List books with a price above the average price", "nested"),
         ("hello", "hello"),
+        ("How many loans were made on 2024-02-30?", "not a valid date"),
         ("", "no words"),
     ],
 )
@@ -239,3 +273,47 @@ def test_same_question_same_plan():
     a = plan("Top 2 members by number of loans in 2024")
     b = plan("Top 2 members by number of loans in 2024")
     assert a.plan == b.plan and a.reasoning == b.reasoning and a.confidence == b.confidence
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("List members who never borrowed copies", "'never'"),
+        ("List books with more than 300 pages or a price above 20", "'or'"),
+        ("List books that are either Fantasy or cheap", "either"),
+        ("How many books have more pages than the book Moon Song?", "nested"),
+        ("List members who have both Fantasy and History loans", "both"),
+        ("How many loans are there in each?", "in each"),
+    ],
+)
+def test_words_that_would_be_silently_dropped_are_refused(text, says):
+    out = plan(text)
+    assert out.plan is None and says in out.reasoning
+
+
+def test_qualifier_column_before_a_negated_value_is_not_shown():
+    p = plan("List the titles of books whose genre is not 'History'").plan
+    assert names(p) == ["title"] and filters(p) == [("genre", "!=", "History")]
+
+
+def test_sort_verb_with_by_later_and_plural_of_a_stored_value():
+    p = plan("Sort the books by price in descending order and show their titles").plan
+    assert (p.order_by[0].expr.name, p.order_by[0].direction) == ("price", "desc")
+    assert filters(plan("How many loans are overdues?").plan) == [("status", "=", "overdue")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is the page number of the book Dragon Gate?",
+        "How many pages does Dragon Gate have?",
+        "What is the number of pages of the book Dragon Gate?",
+    ],
+)
+def test_count_words_on_a_numeric_column_read_its_value(text, lookup):
+    p = plan(text, lookup).plan
+    assert names(p) == ["pages"] and filters(p) == [("title", "=", "Dragon Gate")]
+
+
+def test_how_many_of_a_numeric_column_without_filter_is_its_total():
+    assert names(plan("How many pages are there in all books?").plan) == ["sum_pages"]

@@ -10,33 +10,65 @@ from nl2sql.reasoning.offline.synthesis import fmt, synthesize
 
 
 def one(question, columns, rows, row_count=None, compare=False, truncated=False):
-    r = ResultPreview("result", columns, rows, len(rows) if row_count is None else row_count, truncated)
+    r = ResultPreview(
+        "result", columns, rows, len(rows) if row_count is None else row_count, truncated
+    )
     return synthesize(question, [r], compare).answer
 
 
 @pytest.mark.parametrize(
     "value, text",
-    [(12345, "12,345"), (3.14159, "3.14"), (2.0, "2"), (Decimal("1234.5"), "1,234.50"),
-     (None, "none"), (dt.date(2024, 3, 1), "2024-03-01"), (True, "yes")],
+    [
+        (12345, "12,345"),
+        (3.14159, "3.14"),
+        (2.0, "2"),
+        (Decimal("1234.5"), "1,234.50"),
+        (None, "none"),
+        (dt.date(2024, 3, 1), "2024-03-01"),
+        (True, "yes"),
+    ],
 )
 def test_numbers_and_dates_are_formatted(value, text):
     assert fmt(value) == text
 
 
 def test_single_count_reads_as_a_sentence():
-    assert one("How many loans were made in 2024?", ["count_loans"], [(12345,)]) == "12,345 loans were made in 2024."
-    assert one("How many overdue loans are there?", ["count_loans"], [(2,)]) == "There are 2 overdue loans."
+    assert (
+        one("How many loans were made in 2024?", ["count_loans"], [(12345,)])
+        == "12,345 loans were made in 2024."
+    )
+    assert (
+        one("How many overdue loans are there?", ["count_loans"], [(2,)])
+        == "There are 2 overdue loans."
+    )
 
 
 def test_single_value_of_a_what_question_and_fallback():
-    assert one("What is the average price of books?", ["avg_price"], [(17.1234,)]) == \
-        "The average price of books is 17.12."
-    assert one("Count loans by members, please", ["n"], [(7,)]) == "Count loans by members, please: 7."
+    assert (
+        one("What is the average price of books?", ["avg_price"], [(17.1234,)])
+        == "The average price of books is 17.12."
+    )
+    assert (
+        one("Count loans by members, please", ["n"], [(7,)]) == "Count loans by members, please: 7."
+    )
 
 
 def test_small_grouped_table_lists_its_rows():
-    answer = one("How many books per genre?", ["genre", "count_books"], [("Fantasy", 2), ("History", 2), ("Science Fiction", 1)])
+    answer = one(
+        "How many books per genre?",
+        ["genre", "count_books"],
+        [("Fantasy", 2), ("History", 2), ("Science Fiction", 1)],
+    )
     assert answer == "3 rows of count_books by genre — Fantasy: 2; History: 2; Science Fiction: 1."
+
+
+def test_label_columns_then_a_number_read_as_label_value_pairs():
+    answer = one(
+        "Top 2 members by number of loans",
+        ["first_name", "last_name", "count_loans"],
+        [("Ann", "Lee", 3), ("Bob", "Ray", 2)],
+    )
+    assert answer == "2 rows of count_loans by first_name, last_name — Ann Lee: 3; Bob Ray: 2."
 
 
 def test_long_or_truncated_results_say_so():
@@ -48,16 +80,23 @@ def test_long_or_truncated_results_say_so():
 def test_compare_result_mentions_the_largest_difference():
     rows = [("North", 4, 1, 3), ("South", 3, 9, -6)]
     answer = one("compare", ["district_name", "count_loans", "count_events", "difference"], rows)
-    assert "largest difference is for South: count_loans 3 vs count_events 9 (difference -6)" in answer
+    assert (
+        "largest difference is for South: count_loans 3 vs count_events 9 (difference -6)" in answer
+    )
 
 
 def test_compare_without_a_difference_column_computes_it():
-    answer = one("compare", ["district", "a", "b"], [("North", 10, 1), ("South", 3, 4)], compare=True)
+    answer = one(
+        "compare", ["district", "a", "b"], [("North", 10, 1), ("South", 3, 4)], compare=True
+    )
     assert "for North: a 10 vs b 1 (difference 9)" in answer
 
 
 def test_empty_result():
-    assert one("How many loans in 1990?", ["n"], []) == "No rows matched the question (How many loans in 1990)."
+    assert (
+        one("How many loans in 1990?", ["n"], [])
+        == "No rows matched the question (How many loans in 1990)."
+    )
 
 
 def test_several_results_are_labelled():

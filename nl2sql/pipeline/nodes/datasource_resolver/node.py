@@ -5,7 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.errors import ErrorCode, PipelineError
+from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError
+from nl2sql.governance.services import access_of
 from nl2sql.pipeline.names import ANSWERABILITY, DATASOURCE_RESOLVER
 from nl2sql.pipeline.nodes.common import error, reasoning, skill_failure
 from nl2sql.pipeline.nodes.datasource_resolver.schemas import (
@@ -19,8 +20,10 @@ NODE = DATASOURCE_RESOLVER
 
 
 class DatasourceResolverNode:
-    """Explicit id → check it; one datasource → no search; several → vector search; then the
-    answerability skill decides whether any candidate can answer."""
+    """Explicit id → check it exists and RBAC allows it; otherwise only the datasources the
+    user's roles allow are candidates: one → no search; several → vector search. Then the
+    answerability skill decides whether any candidate can answer (it sees only what the user may
+    read: the run's schema store is filtered by their access)."""
 
     def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
         ctx = runtime.context
@@ -52,12 +55,18 @@ class DatasourceResolverNode:
     def _candidates(
         self, state: GraphState, ctx: NL2SQLContext
     ) -> tuple[list[ResolvedDatasource], PipelineError | None]:
-        ids = list(ctx.datasources)
+        access = access_of(ctx, state.user_context)
+        ids = [i for i in ctx.datasources if access.allows_datasource(i)]
         if state.datasource_id is not None:
             if state.datasource_id not in ctx.datasources:
-                msg = f"unknown datasource {state.datasource_id!r}; known: {', '.join(ids)}"
+                msg = f"unknown datasource {state.datasource_id!r}; known: {', '.join(ctx.datasources)}"
                 return [], error(NODE, ErrorCode.INVALID_STATE, msg)
+            if state.datasource_id not in ids:
+                return [], _denied(f"datasource {state.datasource_id!r} is not allowed for this user's roles")
             return [ResolvedDatasource(id=state.datasource_id, reason="explicit")], None
+        if not ids:
+            return [], _denied("no datasource is allowed for this user's roles "
+                               f"({', '.join(access.roles) or 'no roles'})")
         if len(ids) == 1:
             return [ResolvedDatasource(id=ids[0], reason="only datasource")], None
         try:
@@ -68,7 +77,7 @@ class DatasourceResolverNode:
             hits = store.search_datasources(state.user_query, k=len(ids))
         except Exception as exc:
             return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, f"datasource search failed: {exc}")
-        ranked = [ResolvedDatasource(id=i, score=round(s, 4), reason="vector search") for i, s in hits if i in ctx.datasources]
+        ranked = [ResolvedDatasource(id=i, score=round(s, 4), reason="vector search") for i, s in hits if i in ids]
         if not ranked:
             return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, "no datasource matches the question")
         return ranked, None
@@ -80,3 +89,7 @@ class DatasourceResolverNode:
             "errors": [failure],
             "reasoning": [reasoning(NODE, failure.message)],
         }
+
+
+def _denied(message: str) -> PipelineError:
+    return error(NODE, ErrorCode.SECURITY_VIOLATION, message, severity=ErrorSeverity.CRITICAL)

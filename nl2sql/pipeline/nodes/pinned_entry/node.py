@@ -68,7 +68,7 @@ def _check(pinned: PinnedRun, response: DecomposerResponse, ctx: NL2SQLContext,
             return error(
                 NODE, ErrorCode.INVALID_STATE,
                 f"the pinned plan is stale: datasource {ds!r} changed since it was pinned "
-                f"(schema {made_for or 'unknown'} → {current}); unpin it and ask again to re-plan",
+                f"(schema {made_for or 'unknown'} → {current}); unpin it (session.unpin(question)) and ask again to re-plan",
                 reason="stale_pin", datasource_id=ds, pinned_fingerprint=made_for, current_fingerprint=current,
             )
     return None

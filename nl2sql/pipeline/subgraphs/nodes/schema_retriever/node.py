@@ -1,5 +1,9 @@
 """SchemaRetrieverNode: the tables relevant to a sub-query (the whole snapshot when it is small
-or retrieval finds nothing), widened one foreign-key hop so joins stay possible."""
+or retrieval finds nothing), widened one foreign-key hop so joins stay possible.
+
+The snapshot comes from the run's schema store, which a policy filters to what the user may read;
+retrieved table keys are kept only when that snapshot has them, so a denied table found by the
+vector search (indexed for every user) never reaches the planner."""
 
 from __future__ import annotations
 

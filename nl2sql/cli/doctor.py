@@ -1,0 +1,192 @@
+"""`nl2sql doctor`: the effective configuration and where each value came from, each model's
+reachability (one tiny call per distinct model, none with --offline) and each datasource's
+connectivity, as rich tables. Exit 1 when anything is broken. Keys are shown as set / missing,
+never their values.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+
+from nl2sql.errors import ConfigError, NL2SQLError, safe_one_line
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from nl2sql.reasoning.llm.config import ModelConfig
+    from nl2sql.settings import FileConfig, Settings
+
+PROBE = "Reply with the single word OK."
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The outcome of one check: ok, and a one-line detail."""
+
+    ok: bool
+    detail: str
+
+
+def run_doctor(console: Console, *, config: str | None = None, offline: bool = False,
+               environ: Mapping[str, str] | None = None) -> int:
+    """Print the checks; 0 when everything works, 1 otherwise."""
+    from nl2sql.reasoning.base import MODEL_NODES
+    from nl2sql.reasoning.llm.config import resolve_models
+    from nl2sql.settings import build_settings, find_config_file, load_config_file
+
+    env = os.environ if environ is None else environ
+    file_config = load_config_file(Path(config) if config else find_config_file())
+    settings = build_settings(file_config.settings)
+    models = resolve_models(MODEL_NODES, file_config.models, None, env)
+    where = str(file_config.path) if file_config.path else "none found (defaults, environment, demo data)"
+    console.print(f"[bold]config file:[/bold] {escape(where)}")
+    console.print(_settings_table(file_config, settings, env))
+    probes = {} if offline else _probe_models(models.configs)
+    console.print(_models_table(models.configs, models.sources, probes, env, offline))
+    sources = _check_sources(file_config, settings)
+    console.print(_sources_table(sources))
+    # Nodes sharing a model share its probe: each broken model or source counts once.
+    unique = {id(p): p for p in (*probes.values(), *(p for _, _, p in sources))}
+    failed = [p for p in unique.values() if not p.ok]
+    if failed:
+        console.print(f"[bold red]{len(failed)} problem(s) found[/bold red]")
+        return 1
+    console.print("[bold green]everything works[/bold green]" + (" (models not called: --offline)" if offline else ""))
+    return 0
+
+
+def _settings_table(file_config: FileConfig, settings: Settings, env: Mapping[str, str]) -> Any:
+    from rich.table import Table
+
+    table = Table("setting", "value", "from", title="settings")
+    for name in type(settings).model_fields:
+        var = f"NL2SQL_{name.upper()}"
+        source = f"env {var}" if var in env else ("file [settings]" if name in file_config.settings else "default")
+        table.add_row(name, escape(str(getattr(settings, name))), escape(source))
+    return table
+
+
+def _probe_key(config: ModelConfig) -> str:
+    return config.model_dump_json(include={"model", "base_url", "timeout_s", "temperature", "options"}) + (
+        "key" if config.api_key else ""
+    )
+
+
+def _probe_models(configs: Mapping[str, ModelConfig]) -> dict[str, Probe]:
+    """One tiny call per distinct model (offline nodes need none)."""
+    done: dict[str, Probe] = {}
+    out = {}
+    for node, config in configs.items():
+        if config.is_offline:
+            continue
+        key = _probe_key(config)
+        if key not in done:
+            done[key] = probe_model(config)
+        out[node] = done[key]
+    return out
+
+
+def probe_model(config: ModelConfig) -> Probe:
+    """Call the model once with a tiny prompt; the failure's code and message when it fails."""
+    from langchain_core.messages import HumanMessage
+
+    from nl2sql.reasoning.llm.errors import ModelCallError, redact
+    from nl2sql.reasoning.llm.structured import StructuredCaller
+    from nl2sql.reasoning.llm.usage import token_counts
+
+    caller = StructuredCaller(config.model_copy(update={"max_retries": 0}))
+    started = time.monotonic()
+    try:
+        message = caller.invoke(caller.model, [HumanMessage(content=PROBE)])
+    except ModelCallError as exc:
+        return Probe(False, f"{exc.code.value}: {exc.message}")
+    except ConfigError as exc:
+        return Probe(False, f"INVALID_CONFIG: {exc}")
+    except Exception as exc:  # an SDK error we do not classify: shown, redacted
+        secret = [config.api_key.get_secret_value()] if config.api_key else []
+        return Probe(False, f"{type(exc).__name__}: {redact(safe_one_line(exc), secret)}")
+    tokens = sum(token_counts(message))
+    return Probe(True, f"answered in {time.monotonic() - started:.1f}s ({tokens} tokens)")
+
+
+def key_status(config: ModelConfig, env: Mapping[str, str]) -> str:
+    """Where the model's key comes from (never its value)."""
+    from nl2sql.reasoning.llm.chat import PROVIDER_ENV
+
+    if config.is_offline:
+        return "-"
+    if config.api_key is not None:
+        return "set (api_key in config)"
+    var = PROVIDER_ENV.get(config.provider or "", (None, None))[0]
+    if var is None:
+        return "provider default"
+    return f"set (env {var})" if env.get(var) else f"missing: set {var}"
+
+
+def _models_table(configs, sources, probes: Mapping[str, Probe], env, offline: bool) -> Any:
+    from rich.table import Table
+
+    from nl2sql.reasoning.llm.chat import endpoint, structured_method
+
+    table = Table("node", "model", "from", "endpoint", "key", "options", "reachable", title="models")
+    for node, config in configs.items():
+        origin = escape(sources.get(node, {}).get("model", "default"))
+        if config.is_offline:
+            table.add_row(node, "offline", origin, "-", "-", "-", "[green]built-in engine[/green]")
+            continue
+        opts = (f"timeout {config.timeout_s:g}s, retries {config.max_retries}, "
+                f"parse_retries {config.parse_retries}, {structured_method(config)}")
+        probe = probes.get(node)
+        status = "skipped (--offline)" if offline or probe is None else (
+            f"[green]{escape(probe.detail)}[/green]" if probe.ok else f"[red]{escape(probe.detail)}[/red]")
+        table.add_row(node, escape(config.model), origin, escape(endpoint(config, dict(env))),
+                      escape(key_status(config, env)), opts, status)
+    return table
+
+
+def _check_sources(file_config: FileConfig, settings: Settings) -> list[tuple[str, str, Probe]]:
+    """(id, location, probe) per datasource: opened read-only and its schema read."""
+    from nl2sql.datasources.factory import open_datasource
+    from nl2sql.reasoning.llm.errors import redact
+
+    if file_config.sources:
+        specs = {sid: src.model_dump() for sid, src in file_config.sources.items()}
+    else:  # as connect() does without a config file: the demo sources
+        from nl2sql.demo import demo_sources, ensure_demo
+
+        specs = dict(demo_sources(ensure_demo()))
+    rows = []
+    for sid, spec in specs.items():
+        location = str(spec.get("url") or spec.get("path") or "")
+        rows.append((sid, redact(location), _probe_source(open_datasource, sid, location, settings)))
+    return rows
+
+
+def _probe_source(opener, sid: str, location: str, settings: Settings) -> Probe:
+    started = time.monotonic()
+    try:
+        adapter = opener(sid, location, timeout_s=settings.statement_timeout_s)
+        try:
+            snapshot = adapter.fetch_schema()
+        finally:
+            adapter.close()
+    except (NL2SQLError, OSError, ValueError) as exc:
+        return Probe(False, safe_one_line(exc))
+    return Probe(True, f"{snapshot.dialect}, {len(snapshot.tables)} tables ({time.monotonic() - started:.1f}s)")
+
+
+def _sources_table(rows: list[tuple[str, str, Probe]]) -> Any:
+    from rich.table import Table
+
+    table = Table("datasource", "location", "status", title="datasources")
+    for sid, location, probe in rows:
+        style = "green" if probe.ok else "red"
+        table.add_row(escape(sid), escape(location), f"[{style}]{escape(probe.detail)}[/{style}]")
+    return table

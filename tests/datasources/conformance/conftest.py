@@ -1,0 +1,141 @@
+"""One shop database (regions, stores, sales, a view) on every adapter, and a `case` per engine.
+
+DuckDB and SQLite files come from `tests/datasources/conftest.py`; PostgreSQL and MariaDB get
+the same tables and rows in a throw-away schema / database (see `servers.py`); the frames
+adapter gets them as pandas and polars DataFrames. Engine-specific SQL (a query that runs far
+longer than any timeout, a type error) sits on the case; everything else is shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pytest
+from sqlalchemy.engine import URL
+
+from nl2sql.datasources.duckdb import DuckDBAdapter
+from nl2sql.datasources.frames import FramesAdapter
+from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
+from nl2sql.datasources.sqlite import SQLiteAdapter
+
+from ..conftest import REGIONS, SALES, STORES
+from .servers import analyze, insert_rows, run_all, scratch
+
+ENGINES = ("duckdb", "sqlite", "postgres", "mariadb", "frames")
+
+# Both servers accept this DDL; MariaDB ignores column-level REFERENCES, so keys are table-level.
+SERVER_DDL = (
+    "CREATE TABLE regions (region_id INTEGER PRIMARY KEY, region_name VARCHAR(50) NOT NULL)",
+    "CREATE TABLE stores (store_id INTEGER PRIMARY KEY, store_name VARCHAR(50) NOT NULL, "
+    "state VARCHAR(50), region_id INTEGER NOT NULL, "
+    "FOREIGN KEY (region_id) REFERENCES regions (region_id))",
+    "CREATE TABLE sales (sale_id INTEGER PRIMARY KEY, store_id INTEGER NOT NULL, "
+    "amount DECIMAL(10, 2) NOT NULL, sold_on DATE NOT NULL, note VARCHAR(200), "
+    "FOREIGN KEY (store_id) REFERENCES stores (store_id))",
+    "CREATE VIEW store_sales AS SELECT s.store_name, SUM(x.amount) AS total "
+    "FROM stores AS s JOIN sales AS x ON x.store_id = s.store_id GROUP BY s.store_name",
+)
+COMMENT = {
+    "postgres": "COMMENT ON TABLE stores IS 'Physical stores'",
+    "mariadb": "ALTER TABLE stores COMMENT = 'Physical stores'",
+}
+COLUMNS = {
+    "regions": ("region_id", "region_name"),
+    "stores": ("store_id", "store_name", "state", "region_id"),
+    "sales": ("sale_id", "store_id", "amount", "sold_on", "note"),
+}
+ROWS = {"regions": REGIONS, "stores": STORES, "sales": SALES}
+
+SLOW = {
+    "duckdb": "SELECT COUNT(*) FROM range(1000000000) AS a, range(1000000) AS b",
+    "frames": "SELECT COUNT(*) FROM range(1000000000) AS a, range(1000000) AS b",
+    "sqlite": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT COUNT(*) FROM r",
+    "postgres": "SELECT pg_sleep(30)",
+    "mariadb": "SELECT SLEEP(30)",
+}
+# A query each engine rejects for its types (SQLite has almost no type errors: arity is one).
+TYPE_ERROR = {
+    "duckdb": "SELECT 1 + 'abc' AS x",
+    "frames": "SELECT 1 + 'abc' AS x",
+    "sqlite": "SELECT abs(1, 2) AS x",
+    "postgres": "SELECT 1 + 'abc' AS x",
+    "mariadb": "SELECT CAST(0 AS UNSIGNED) - 1 AS x",
+}
+
+
+@dataclass
+class Case:
+    """An adapter on the shop data, and what its engine can hold."""
+
+    engine: str
+    adapter: Any
+    views: bool = True  # store_sales exists
+    keys: bool = True  # primary and foreign keys are declared
+    comments: bool = True  # stores carries the comment "Physical stores"
+
+    @property
+    def slow_sql(self) -> str:
+        return SLOW[self.engine]
+
+    @property
+    def type_error_sql(self) -> str:
+        return TYPE_ERROR[self.engine]
+
+
+def _seed_server(engine_name: str, server_url: str) -> Iterator[URL]:
+    with scratch(server_url) as (engine, url):
+        run_all(engine, [*SERVER_DDL, COMMENT[engine_name]])
+        for table, columns in COLUMNS.items():
+            insert_rows(engine, table, columns, ROWS[table])
+        analyze(engine, list(COLUMNS))
+        yield url
+
+
+@pytest.fixture(scope="session")
+def pg_shop(postgres_url: str) -> Iterator[URL]:
+    """A URL reaching only a fresh PostgreSQL schema holding the shop tables."""
+    yield from _seed_server("postgres", postgres_url)
+
+
+@pytest.fixture(scope="session")
+def maria_shop(mysql_url: str) -> Iterator[URL]:
+    """A URL reaching only a fresh MariaDB database holding the shop tables."""
+    yield from _seed_server("mariadb", mysql_url)
+
+
+def shop_frames() -> dict[str, Any]:
+    """The shop tables as DataFrames: regions and stores in pandas, sales in polars."""
+    return {
+        "regions": pd.DataFrame(REGIONS, columns=list(COLUMNS["regions"])),
+        "stores": pd.DataFrame(STORES, columns=list(COLUMNS["stores"])),
+        "sales": pl.DataFrame(SALES, schema=list(COLUMNS["sales"]), orient="row"),
+    }
+
+
+def open_case(request: pytest.FixtureRequest, engine: str, **opts: Any) -> Case:
+    """A fresh adapter of `engine` on the shop data."""
+    if engine == "duckdb":
+        return Case(engine, DuckDBAdapter("shop", request.getfixturevalue("duckdb_file"), **opts))
+    if engine == "sqlite":
+        adapter = SQLiteAdapter("shop", request.getfixturevalue("sqlite_file"), **opts)
+        return Case(engine, adapter, comments=False)
+    if engine == "postgres":
+        return Case(engine, SQLAlchemyAdapter("shop", request.getfixturevalue("pg_shop"), **opts))
+    if engine == "mariadb":
+        return Case(
+            engine, SQLAlchemyAdapter("shop", request.getfixturevalue("maria_shop"), **opts)
+        )
+    adapter = FramesAdapter("shop", shop_frames(), **opts)
+    return Case(engine, adapter, views=False, keys=False, comments=False)
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def case(request: pytest.FixtureRequest) -> Iterator[Case]:
+    """The shared adapter of one engine for a test module."""
+    opened = open_case(request, request.param, description="Shop")
+    yield opened
+    opened.adapter.close()
