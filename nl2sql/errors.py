@@ -8,19 +8,19 @@ that cannot schedule work (`PipelineExecutionError`, which carries the PipelineE
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class ErrorSeverity(str, Enum):
+class ErrorSeverity(StrEnum):
     WARNING = "warning"
     ERROR = "error"
     CRITICAL = "critical"
 
 
-class ErrorCode(str, Enum):
+class ErrorCode(StrEnum):
     # input and configuration
     INVALID_CONFIG = "INVALID_CONFIG"
     INVALID_STATE = "INVALID_STATE"

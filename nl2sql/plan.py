@@ -8,7 +8,7 @@ identifier when it renders.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -157,26 +157,7 @@ class ScalarSubquery(BaseModel):
 
 
 Expr = Annotated[
-    Union[
-        ColumnRef,
-        Literal_,
-        Star,
-        Aggregate,
-        Function,
-        Extract,
-        Arithmetic,
-        Comparison,
-        BoolOp,
-        Not,
-        IsNull,
-        InList,
-        Between,
-        Like,
-        Case,
-        Cast,
-        Exists,
-        ScalarSubquery,
-    ],
+    ColumnRef | Literal_ | Star | Aggregate | Function | Extract | Arithmetic | Comparison | BoolOp | Not | IsNull | InList | Between | Like | Case | Cast | Exists | ScalarSubquery,
     Field(discriminator="kind"),
 ]
 

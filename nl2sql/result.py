@@ -6,7 +6,6 @@ text and HTML reprs), so notebooks can be compared by nbval.
 
 from __future__ import annotations
 
-import html
 import json
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -200,7 +199,3 @@ class QueryResult:
     def first_error(self) -> PipelineError | None:
         blocking = [e for e in self.errors if e.is_blocking]
         return blocking[0] if blocking else (self.errors[0] if self.errors else None)
-
-
-def escape(text: object) -> str:
-    return html.escape(str(text))

@@ -16,7 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from nl2sql.context import CancelToken, NL2SQLContext
-from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, PipelineExecutionError, safe_one_line
+from nl2sql.errors import (
+    ErrorCode,
+    ErrorSeverity,
+    PipelineError,
+    PipelineExecutionError,
+    safe_one_line,
+)
 from nl2sql.governance.gate import run_before
 from nl2sql.governance.services import for_user
 from nl2sql.pipeline.graph import RunCancelled

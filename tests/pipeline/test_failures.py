@@ -14,7 +14,6 @@ from nl2sql.pipeline.nodes.decomposer.schemas import (
 from nl2sql.plan import Aggregate, ColumnRef, PlanModel, SelectItem, TableRef
 from tests.pipeline.scripted import FixedPlanner
 
-
 FAST_RETRIES = {"sql_agent_retry_base_delay_sec": 0.0, "sql_agent_retry_jitter_sec": 0.0}
 
 

@@ -6,12 +6,12 @@ import threading
 import time
 
 import pytest
-from tests.pipeline.scripted import FixedPlanner, slow_cross_join_plan
 
 import nl2sql
 from nl2sql.context import CancelToken
 from nl2sql.errors import ErrorCode
 from nl2sql.pipeline.state import GraphState
+from tests.pipeline.scripted import FixedPlanner, slow_cross_join_plan
 
 QUESTION = "How many order items are there?"
 

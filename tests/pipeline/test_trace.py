@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nl2sql.pipeline.trace import StateTree, merge_delta, reducers_of
 from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.trace import StateTree, merge_delta, reducers_of
 
 
 def _deep_merge(current, new):

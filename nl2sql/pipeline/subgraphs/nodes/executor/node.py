@@ -12,7 +12,11 @@ from nl2sql.errors import ErrorCode
 from nl2sql.pipeline.names import EXECUTOR
 from nl2sql.pipeline.nodes.common import crash, error, reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
-from nl2sql.pipeline.subgraphs.nodes.executor.checks import join_fan_out, matched_nothing, value_not_found
+from nl2sql.pipeline.subgraphs.nodes.executor.checks import (
+    join_fan_out,
+    matched_nothing,
+    value_not_found,
+)
 from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
 from nl2sql.security.sql_guard import check_sql
 
