@@ -34,8 +34,13 @@ class Probe:
     detail: str
 
 
-def run_doctor(console: Console, *, config: str | None = None, offline: bool = False,
-               environ: Mapping[str, str] | None = None) -> int:
+def run_doctor(
+    console: Console,
+    *,
+    config: str | None = None,
+    offline: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> int:
     """Print the checks; 0 when everything works, 1 otherwise."""
     from nl2sql.reasoning.base import MODEL_NODES
     from nl2sql.reasoning.llm.config import resolve_models
@@ -45,7 +50,11 @@ def run_doctor(console: Console, *, config: str | None = None, offline: bool = F
     file_config = load_config_file(Path(config) if config else find_config_file())
     settings = build_settings(file_config.settings)
     models = resolve_models(MODEL_NODES, file_config.models, None, env)
-    where = str(file_config.path) if file_config.path else "none found (defaults, environment, demo data)"
+    where = (
+        str(file_config.path)
+        if file_config.path
+        else "none found (defaults, environment, demo data)"
+    )
     console.print(f"[bold]config file:[/bold] {escape(where)}")
     console.print(_settings_table(file_config, settings, env))
     probes = {} if offline else _probe_models(models.configs)
@@ -58,7 +67,10 @@ def run_doctor(console: Console, *, config: str | None = None, offline: bool = F
     if failed:
         console.print(f"[bold red]{len(failed)} problem(s) found[/bold red]")
         return 1
-    console.print("[bold green]everything works[/bold green]" + (" (models not called: --offline)" if offline else ""))
+    console.print(
+        "[bold green]everything works[/bold green]"
+        + (" (models not called: --offline)" if offline else "")
+    )
     return 0
 
 
@@ -68,15 +80,19 @@ def _settings_table(file_config: FileConfig, settings: Settings, env: Mapping[st
     table = Table("setting", "value", "from", title="settings")
     for name in type(settings).model_fields:
         var = f"NL2SQL_{name.upper()}"
-        source = f"env {var}" if var in env else ("file [settings]" if name in file_config.settings else "default")
+        source = (
+            f"env {var}"
+            if var in env
+            else ("file [settings]" if name in file_config.settings else "default")
+        )
         table.add_row(name, escape(str(getattr(settings, name))), escape(source))
     return table
 
 
 def _probe_key(config: ModelConfig) -> str:
-    return config.model_dump_json(include={"model", "base_url", "timeout_s", "temperature", "options"}) + (
-        "key" if config.api_key else ""
-    )
+    return config.model_dump_json(
+        include={"model", "base_url", "timeout_s", "temperature", "options"}
+    ) + ("key" if config.api_key else "")
 
 
 def _probe_models(configs: Mapping[str, ModelConfig]) -> dict[str, Probe]:
@@ -135,19 +151,37 @@ def _models_table(configs, sources, probes: Mapping[str, Probe], env, offline: b
 
     from nl2sql.reasoning.llm.chat import endpoint, structured_method
 
-    table = Table("node", "model", "from", "endpoint", "key", "options", "reachable", title="models")
+    table = Table(
+        "node", "model", "from", "endpoint", "key", "options", "reachable", title="models"
+    )
     for node, config in configs.items():
         origin = escape(sources.get(node, {}).get("model", "default"))
         if config.is_offline:
             table.add_row(node, "offline", origin, "-", "-", "-", "[green]built-in engine[/green]")
             continue
-        opts = (f"timeout {config.timeout_s:g}s, retries {config.max_retries}, "
-                f"parse_retries {config.parse_retries}, {structured_method(config)}")
+        opts = (
+            f"timeout {config.timeout_s:g}s, retries {config.max_retries}, "
+            f"parse_retries {config.parse_retries}, {structured_method(config)}"
+        )
         probe = probes.get(node)
-        status = "skipped (--offline)" if offline or probe is None else (
-            f"[green]{escape(probe.detail)}[/green]" if probe.ok else f"[red]{escape(probe.detail)}[/red]")
-        table.add_row(node, escape(config.model), origin, escape(endpoint(config, dict(env))),
-                      escape(key_status(config, env)), opts, status)
+        status = (
+            "skipped (--offline)"
+            if offline or probe is None
+            else (
+                f"[green]{escape(probe.detail)}[/green]"
+                if probe.ok
+                else f"[red]{escape(probe.detail)}[/red]"
+            )
+        )
+        table.add_row(
+            node,
+            escape(config.model),
+            origin,
+            escape(endpoint(config, dict(env))),
+            escape(key_status(config, env)),
+            opts,
+            status,
+        )
     return table
 
 
@@ -165,7 +199,9 @@ def _check_sources(file_config: FileConfig, settings: Settings) -> list[tuple[st
     rows = []
     for sid, spec in specs.items():
         location = str(spec.get("url") or spec.get("path") or "")
-        rows.append((sid, redact(location), _probe_source(open_datasource, sid, location, settings)))
+        rows.append(
+            (sid, redact(location), _probe_source(open_datasource, sid, location, settings))
+        )
     return rows
 
 
@@ -179,7 +215,10 @@ def _probe_source(opener, sid: str, location: str, settings: Settings) -> Probe:
             adapter.close()
     except (NL2SQLError, OSError, ValueError) as exc:
         return Probe(False, safe_one_line(exc))
-    return Probe(True, f"{snapshot.dialect}, {len(snapshot.tables)} tables ({time.monotonic() - started:.1f}s)")
+    return Probe(
+        True,
+        f"{snapshot.dialect}, {len(snapshot.tables)} tables ({time.monotonic() - started:.1f}s)",
+    )
 
 
 def _sources_table(rows: list[tuple[str, str, Probe]]) -> Any:

@@ -1,4 +1,4 @@
-"""The `nl2sql` command: ask, run (the same), demo, doctor."""
+"""The `nl2sql` command: ask, run (the same), demo, doctor, bench."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from nl2sql.errors import NL2SQLError
+from nl2sql.eval.cli import add_bench_parser
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,6 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument("--offline", action="store_true", help="do not call any model")
     demo = sub.add_parser("demo", help="build the demo data and answer the demo questions")
     demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (1.0 ≈ 100k order items)")
+    add_bench_parser(sub)
     return parser
 
 
@@ -41,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
             from nl2sql.cli.doctor import run_doctor
 
             return run_doctor(console, config=args.config, offline=args.offline)
+        if args.command == "bench":
+            from nl2sql.eval.cli import run_bench
+
+            return run_bench(console, args)
         return _ask(console, args)
     except (NL2SQLError, ValueError) as exc:
         Console(stderr=True).print(f"[red]error:[/red] {exc}")

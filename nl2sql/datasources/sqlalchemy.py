@@ -43,7 +43,7 @@ from nl2sql.datasources.sqlalchemy_fetch import (
     fetch_postgres,
     fetch_streaming,
 )
-from nl2sql.errors import ConfigError, safe_one_line
+from nl2sql.errors import ConfigError
 from nl2sql.schema.introspect import lookup_values_sql, table_expr_from_key, with_statistics
 
 if TYPE_CHECKING:
@@ -226,11 +226,3 @@ class SQLAlchemyAdapter:
             raise classify_error(
                 exc, sql, backend=self._profile.backend, timeout_s=timeout_s, secrets=self._secrets
             ) from exc
-
-
-def describe_url(url: str | URL) -> str:
-    """A URL as text with its password hidden (for logs and error messages)."""
-    try:
-        return masked(sa.engine.make_url(url))
-    except Exception:  # noqa: BLE001 - not parseable: show only its scheme
-        return safe_one_line(str(url).split("://", 1)[0] + "://…")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,13 +20,10 @@ from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuer
 from nl2sql.plan import PlanModel
 
 
-class PinnedSource(str, Enum):
+class PinnedSource(StrEnum):
     SUPPLIED = "supplied"  # the analyst passed a plan
     APPROVED = "approved"  # an approval of a held plan
     CHOSEN = "chosen"  # the analyst pinned a run's plan
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class ApprovalRequest(BaseModel):

@@ -99,11 +99,15 @@ def load_answers(path: Path) -> list[CuratedAnswer]:
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path.name} is not valid YAML: {exc}") from None
     items = data.get("answers", []) if isinstance(data, dict) else data
-    try:
-        return [CuratedAnswer.model_validate(item) for item in items or []]
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(f"{path.name}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+    answers = []
+    for position, item in enumerate(items or []):
+        try:
+            answers.append(CuratedAnswer.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, (f"answers[{position}]", *first["loc"])))
+            raise ConfigError(f"{path.name}: {where}: {first['msg']}") from None
+    return answers
 
 
 def save_answers(path: Path, answers: list[CuratedAnswer], project: Path | None = None) -> None:

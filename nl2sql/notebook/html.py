@@ -1,7 +1,9 @@
-"""Static HTML for a QueryResult: the same sections as the widget, for any front end.
+"""Static HTML for a QueryResult: the same sections as the widget, for any front end (GitHub,
+nbviewer, nbconvert, a notebook without widgets).
 
-Deterministic by construction: no ids, timestamps, timings or paths, so saved notebook outputs
-compare equal from run to run.
+Deterministic by construction: no object ids, timestamps, timings, artifact paths or trace ids,
+and every list in a stable order (`sections`), so saved notebook outputs compare equal from run
+to run. Sections other than the answer are `<details>` blocks, closed, so the output stays short.
 """
 
 from __future__ import annotations
@@ -9,49 +11,170 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from nl2sql.notebook import sections
+from nl2sql.notebook.chart import chart_svg, choose_chart
+from nl2sql.notebook.highlight import highlight_sql
+from nl2sql.notebook.plan_tree import plan_tree, tree_text
+from nl2sql.notebook.trace_view import to_json, trace_rows
+
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from nl2sql.result import QueryResult
 
-_MAX_ROWS = 20
+PREVIEW_ROWS = 20
+_STATUS_COLORS = {"success": "#2e7d32", "needs_approval": "#b26a00", "not_answerable": "#b26a00",
+                  "error": "#c62828"}
+_TABLE = 'style="border-collapse:collapse;font-size:12px"'
+_CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:left"'
 
 
 def render_html(result: QueryResult) -> str:
-    parts = [
-        '<div class="nl2sql-result">',
-        f"<p><b>{escape(result.question)}</b> — <code>{escape(result.status)}</code></p>",
-    ]
-    if result.answer:
-        parts.append(f"<p>{escape(result.answer)}</p>")
-    table = result.table()
-    if table is not None:
-        parts.append(_table_html(table))
-    for out in result.sub_queries:
-        if out.sql_draft:
-            label = f"{out.sub_query.datasource_id} · {out.dialect} · {out.status}"
-            parts.append(f"<details><summary>SQL ({escape(label)})</summary>"
-                         f"<pre>{escape(out.sql_draft)}</pre></details>")
-    if result.errors:
-        items = "".join(f"<li><code>{escape(e.error_code.value)}</code> ({escape(e.node)}): "
-                        f"{escape(e.message)}</li>" for e in result.errors)
-        parts.append(f"<p>Errors:</p><ul>{items}</ul>")
-    if result.warnings:
-        items = "".join(f"<li><code>{escape(w.code)}</code>: {escape(w.message)}</li>" for w in result.warnings)
-        parts.append(f"<p>Warnings:</p><ul>{items}</ul>")
+    """The whole result as one HTML fragment: answer, table, chart, then the detail sections."""
+    parts = ['<div class="nl2sql-result">', header_html(result), answer_html(result)]
+    for title, body in section_bodies(result):
+        if body:
+            parts.append(f"<details><summary><b>{escape(title)}</b></summary>{body}</details>")
     parts.append("</div>")
     return "\n".join(parts)
 
 
-def _table_html(table) -> str:
-    head = "".join(f"<th>{escape(c)}</th>" for c in table.column_names)
+def section_bodies(result: QueryResult) -> list[tuple[str, str]]:
+    """The detail sections after the answer, in tab order (Answer is drawn above them)."""
+    return [
+        ("Plan", plan_html(result)),
+        ("SQL", sql_html(result)),
+        ("Sub-queries", sub_queries_html(result)),
+        ("Reasoning", reasoning_html(result)),
+        ("Trace", trace_html(result)),
+    ]
+
+
+def header_html(result: QueryResult) -> str:
+    color = _STATUS_COLORS.get(result.status, "#555")
+    return (f'<p><b>{escape(result.question)}</b> <span style="color:{color}">'
+            f"[{escape(sections.status_line(result))}]</span></p>")
+
+
+def answer_html(result: QueryResult) -> str:
+    """The answer text, the held requests, the first rows of the table, the chart and problems."""
+    parts = []
+    if result.answer:
+        parts.append(f"<p>{escape(result.answer)}</p>")
+    parts.append(held_html(result))
+    table = result.table()
+    if table is not None:
+        parts.append(table_html(table, 0, PREVIEW_ROWS))
+        parts.append(chart_svg(table, choose_chart(table)))
+    parts.append(problems_html(result))
+    return "".join(p for p in parts if p)
+
+
+def held_html(result: QueryResult) -> str:
+    items = []
+    for req in sections.held_requests(result):
+        items.append(f"<li><code>{escape(req.datasource_id)}</code> {escape(req.intent or req.sub_query_id)}"
+                     f" — held: {escape(req.reason)}{highlight_sql(req.sql, req.dialect)}</li>")
+    return f"<p>Waiting for approval:</p><ul>{''.join(items)}</ul>" if items else ""
+
+
+def problems_html(result: QueryResult) -> str:
+    parts = []
+    errors = sections.sorted_errors(result)
+    if errors:
+        items = "".join(f"<li><code>{escape(e.error_code.value)}</code> ({escape(e.node)}): "
+                        f"{escape(e.message)}</li>" for e in errors)
+        parts.append(f"<p>Errors:</p><ul>{items}</ul>")
+    warnings = sections.sorted_warnings(result)
+    if warnings:
+        items = "".join(f"<li><code>{escape(w.code)}</code>: {escape(w.message)}</li>" for w in warnings)
+        parts.append(f"<p>Warnings:</p><ul>{items}</ul>")
+    return "".join(parts)
+
+
+def table_html(table: pa.Table, start: int, count: int) -> str:
+    """Rows `start`..`start+count` of `table`, with a caption saying which rows these are."""
+    head = "".join(f"<th {_CELL}>{escape(c)}</th>" for c in table.column_names)
     rows = []
-    for row in table.slice(0, _MAX_ROWS).to_pylist():
-        rows.append("<tr>" + "".join(f"<td>{escape(_fmt(v))}</td>" for v in row.values()) + "</tr>")
-    more = (f"<caption>{_MAX_ROWS} of {table.num_rows:,} rows</caption>"
-            if table.num_rows > _MAX_ROWS else "")
-    return f"<table>{more}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    for row in table.slice(start, count).to_pylist():
+        rows.append("<tr>" + "".join(f"<td {_CELL}>{escape(format_value(v))}</td>" for v in row.values())
+                    + "</tr>")
+    end = min(start + count, table.num_rows)
+    caption = (f"<caption>rows {start + 1:,}–{end:,} of {table.num_rows:,}</caption>"
+               if table.num_rows > count else "")
+    return (f'<table class="nl2sql-table" {_TABLE}>{caption}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def _fmt(value: object) -> str:
+def plan_html(result: QueryResult) -> str:
+    parts = []
+    for view in sections.sub_query_views(result):
+        plan = view.output.plan
+        if plan is None:
+            continue
+        parts.append(f"<p><code>{escape(view.datasource)}</code> {escape(view.intent)} "
+                     f"(plan: {escape(view.plan_source)})</p><pre>{escape(tree_text(plan_tree(plan)))}</pre>"
+                     f"<details><summary>JSON</summary><pre>{escape(to_json(plan))}</pre></details>")
+    return "".join(parts)
+
+
+def sql_html(result: QueryResult) -> str:
+    parts = []
+    for view in sections.sub_query_views(result):
+        out = view.output
+        if out.sql_draft:
+            parts.append(f"<p><code>{escape(view.datasource)}</code> · {escape(out.dialect or 'sql')}</p>"
+                         + highlight_sql(out.sql_draft, out.dialect))
+    return "".join(parts)
+
+
+def sub_queries_html(result: QueryResult) -> str:
+    views = sections.sub_query_views(result)
+    if not views:
+        return ""
+    head = "".join(f"<th {_CELL}>{h}</th>" for h in
+                   ("sub-query", "source", "intent", "status", "plan", "retries", "checks", "rows", "truncated"))
+    rows = []
+    for v in views:
+        cells = (v.id, v.datasource, v.intent, v.status, v.plan_source, str(v.retries), v.checks_label,
+                 "—" if v.rows is None else f"{v.rows:,}", "yes" if v.truncated else "no")
+        rows.append("<tr>" + "".join(f"<td {_CELL}>{escape(c)}</td>" for c in cells) + "</tr>")
+        notes = v.failed_checks + v.errors
+        if notes:
+            items = "".join(f"<li>{escape(n)}</li>" for n in notes)
+            rows.append(f'<tr><td {_CELL} colspan="9"><ul>{items}</ul></td></tr>')
+    return f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def reasoning_html(result: QueryResult) -> str:
+    parts = [_entry_html(e) for e in sections.main_reasoning(result)]
+    for view in sections.sub_query_views(result):
+        entries = "".join(_entry_html(e) for e in view.output.reasoning)
+        if entries:
+            parts.append(f"<p><i>sub-query {escape(view.id)} on {escape(view.datasource)}</i></p>{entries}")
+    return "".join(parts)
+
+
+def _entry_html(entry: dict) -> str:
+    body = []
+    for label, text in sections.reasoning_detail(entry):
+        if label == "content":
+            body.append(escape(text))
+        else:
+            body.append(f"<details><summary>{escape(label)}</summary><pre>{escape(text)}</pre></details>")
+    return f"<p><b>{escape(str(entry.get('node', '')))}</b>: {''.join(body)}</p>"
+
+
+def trace_html(result: QueryResult) -> str:
+    lines = []
+    for row in trace_rows(result.trace):
+        fields = f" → {', '.join(row.fields)}" if row.fields else ""
+        lines.append("  " * row.depth + row.label + fields)
+    return f"<pre>{escape(chr(10).join(lines))}</pre>" if lines else ""
+
+
+def format_value(value: object) -> str:
+    """A cell as text: empty for NULL, thousands separators and two decimals for floats."""
     if value is None:
         return ""
     if isinstance(value, float):

@@ -38,7 +38,14 @@ from nl2sql.plan import (
     SelectItem,
     TableRef,
 )
-from tests.reasoning.llm.openai_server import OpenAIServer, Reply, api_error, completion, line_after, schema_name
+from tests.reasoning.llm.openai_server import (
+    OpenAIServer,
+    Reply,
+    api_error,
+    completion,
+    line_after,
+    schema_name,
+)
 
 KEY = "sk-test-SECRET-0123456789abcdef"
 COUNT_2024 = "How many orders were placed in 2024?"
@@ -62,61 +69,113 @@ def _count(alias: str) -> SelectItem:
 
 PLANS: dict[str, PlanModel] = {
     "number of orders placed in 2024": PlanModel(
-        tables=[TableRef(name="orders", alias="o")], select=[_count("orders")],
-        where=Between(expr=_col("o", "order_date"), low=Literal_(value="2024-01-01"), high=Literal_(value="2024-12-31"))),
+        tables=[TableRef(name="orders", alias="o")],
+        select=[_count("orders")],
+        where=Between(
+            expr=_col("o", "order_date"),
+            low=Literal_(value="2024-01-01"),
+            high=Literal_(value="2024-12-31"),
+        ),
+    ),
     "total quantity sold per product category": PlanModel(
         tables=[TableRef(name="order_items", alias="oi"), TableRef(name="products", alias="p")],
         joins=[Join(alias="p", on=_eq(_col("oi", "product_id"), _col("p", "product_id")))],
-        select=[SelectItem(expr=_col("p", "category"), alias="category"),
-                SelectItem(expr=Aggregate(func="sum", arg=_col("oi", "quantity")), alias="total_quantity")],
+        select=[
+            SelectItem(expr=_col("p", "category"), alias="category"),
+            SelectItem(
+                expr=Aggregate(func="sum", arg=_col("oi", "quantity")), alias="total_quantity"
+            ),
+        ],
         group_by=[_col("p", "category")],
-        order_by=[OrderItem(expr=ColumnRef(name="total_quantity"), direction="desc")]),
+        order_by=[OrderItem(expr=ColumnRef(name="total_quantity"), direction="desc")],
+    ),
     "number of support tickets per priority": PlanModel(
         tables=[TableRef(name="support_tickets", alias="t")],
         select=[SelectItem(expr=_col("t", "priority"), alias="priority"), _count("tickets")],
-        group_by=[_col("t", "priority")]),
+        group_by=[_col("t", "priority")],
+    ),
     "number of orders per region": PlanModel(
-        tables=[TableRef(name="orders", alias="o"), TableRef(name="customers", alias="c"),
-                TableRef(name="regions", alias="r")],
-        joins=[Join(alias="c", on=_eq(_col("o", "customer_id"), _col("c", "customer_id"))),
-               Join(alias="r", on=_eq(_col("c", "region_id"), _col("r", "region_id")))],
+        tables=[
+            TableRef(name="orders", alias="o"),
+            TableRef(name="customers", alias="c"),
+            TableRef(name="regions", alias="r"),
+        ],
+        joins=[
+            Join(alias="c", on=_eq(_col("o", "customer_id"), _col("c", "customer_id"))),
+            Join(alias="r", on=_eq(_col("c", "region_id"), _col("r", "region_id"))),
+        ],
         select=[SelectItem(expr=_col("r", "region_name"), alias="region"), _count("orders")],
-        group_by=[_col("r", "region_name")]),
+        group_by=[_col("r", "region_name")],
+    ),
     "number of support tickets per region": PlanModel(
         tables=[TableRef(name="support_tickets", alias="t"), TableRef(name="accounts", alias="a")],
         joins=[Join(alias="a", on=_eq(_col("t", "account_id"), _col("a", "account_id")))],
         select=[SelectItem(expr=_col("a", "region"), alias="region"), _count("tickets")],
-        group_by=[_col("a", "region")]),
+        group_by=[_col("a", "region")],
+    ),
 }
 
 
 def _single(ds: str, intent: str, columns: list[str]) -> DecomposerResponse:
     return DecomposerResponse(
         sub_queries=[SubQuery(id="q1", datasource_id=ds, intent=intent, expected_schema=columns)],
-        combine_groups=[CombineGroup(group_id="g1", operation="standalone", inputs=[CombineInput(subquery_id="q1")])],
+        combine_groups=[
+            CombineGroup(
+                group_id="g1", operation="standalone", inputs=[CombineInput(subquery_id="q1")]
+            )
+        ],
         reasoning=f"one sub-query on {ds}",
     )
 
 
 COMPARE_SPLIT = DecomposerResponse(
     sub_queries=[
-        SubQuery(id="q1", datasource_id="warehouse", intent="number of orders per region", expected_schema=["region", "orders"]),
-        SubQuery(id="q2", datasource_id="crm", intent="number of support tickets per region", expected_schema=["region", "tickets"]),
+        SubQuery(
+            id="q1",
+            datasource_id="warehouse",
+            intent="number of orders per region",
+            expected_schema=["region", "orders"],
+        ),
+        SubQuery(
+            id="q2",
+            datasource_id="crm",
+            intent="number of support tickets per region",
+            expected_schema=["region", "tickets"],
+        ),
     ],
-    combine_groups=[CombineGroup(group_id="g1", operation="compare", join_keys=[JoinKey(left="region", right="region")],
-                                 inputs=[CombineInput(subquery_id="q1", role="orders"),
-                                         CombineInput(subquery_id="q2", role="tickets")])],
+    combine_groups=[
+        CombineGroup(
+            group_id="g1",
+            operation="compare",
+            join_keys=[JoinKey(left="region", right="region")],
+            inputs=[
+                CombineInput(subquery_id="q1", role="orders"),
+                CombineInput(subquery_id="q2", role="tickets"),
+            ],
+        )
+    ],
     reasoning="orders are in the warehouse, tickets in the CRM; compare them by region",
 )
 
 # question -> (datasources that answer, decomposition, scripted answer)
 SCRIPT = {
-    COUNT_2024: (["warehouse"], _single("warehouse", "number of orders placed in 2024", ["orders"]),
-                 "16,800 orders were placed in 2024."),
-    CATEGORY: (["warehouse"], _single("warehouse", "total quantity sold per product category",
-                                      ["category", "total_quantity"]), "Electronics sold the most units."),
-    PRIORITY: (["crm"], _single("crm", "number of support tickets per priority", ["priority", "tickets"]),
-               "Most tickets have medium priority."),
+    COUNT_2024: (
+        ["warehouse"],
+        _single("warehouse", "number of orders placed in 2024", ["orders"]),
+        "16,800 orders were placed in 2024.",
+    ),
+    CATEGORY: (
+        ["warehouse"],
+        _single(
+            "warehouse", "total quantity sold per product category", ["category", "total_quantity"]
+        ),
+        "Electronics sold the most units.",
+    ),
+    PRIORITY: (
+        ["crm"],
+        _single("crm", "number of support tickets per priority", ["priority", "tickets"]),
+        "Most tickets have medium priority.",
+    ),
     COMPARE: (["warehouse", "crm"], COMPARE_SPLIT, "Every region has more orders than tickets."),
 }
 
@@ -136,17 +195,27 @@ class DemoModel:
             return override(request) if callable(override) else override
         if name == "ASTPlannerResponse":
             plan = PLANS[line_after(request, "Sub-query to plan:")]
-            return completion(request, ASTPlannerResponse(plan=plan, reasoning="scripted plan").model_dump(mode="json"))
+            return completion(
+                request,
+                ASTPlannerResponse(plan=plan, reasoning="scripted plan").model_dump(mode="json"),
+            )
         question = line_after(request, "Question:")
         if name == "AnswerabilityResponse":
             ids = SCRIPT[question][0] if question in SCRIPT else []
-            verdict = AnswerabilityResponse(answerable=bool(ids), datasource_ids=ids, confidence=0.9,
-                                            reason="the tables hold it" if ids else "no table holds weather data")
+            verdict = AnswerabilityResponse(
+                answerable=bool(ids),
+                datasource_ids=ids,
+                confidence=0.9,
+                reason="the tables hold it" if ids else "no table holds weather data",
+            )
             return completion(request, verdict.model_dump(mode="json"))
         if name == "DecomposerResponse":
             return completion(request, SCRIPT[question][1].model_dump(mode="json"))
         if name == "AnswerSynthesizerResponse":
-            return completion(request, AnswerSynthesizerResponse(answer=SCRIPT[question][2]).model_dump(mode="json"))
+            return completion(
+                request,
+                AnswerSynthesizerResponse(answer=SCRIPT[question][2]).model_dump(mode="json"),
+            )
         return api_error(400, f"unexpected request for {name}")
 
 
@@ -172,7 +241,9 @@ def project(tmp_path_factory):
 
 def _connect(demo_paths, project, server, **options):
     models = {"default": "openai:demo-model", "base_url": server.url, "api_key": KEY, **options}
-    return nl2sql.connect(sources=demo_sources(demo_paths), models=models, settings={"project_dir": project})
+    return nl2sql.connect(
+        sources=demo_sources(demo_paths), models=models, settings={"project_dir": project}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -193,11 +264,16 @@ def test_demo_questions_are_answered_correctly_through_the_server(session, model
     assert ok, f"{why}; errors={[e.one_line() for e in result.errors]}; sql={result.sql}"
     assert result.answer == SCRIPT[question][2]
     scans = len(SCRIPT[question][1].sub_queries)
-    assert result.usage["total"] == {"input_tokens": 120 * (3 + scans), "output_tokens": 30 * (3 + scans),
-                                     "calls": 3 + scans}
+    assert result.usage["total"] == {
+        "input_tokens": 120 * (3 + scans),
+        "output_tokens": 30 * (3 + scans),
+        "calls": 3 + scans,
+    }
     assert all(r["response_format"]["type"] == "json_schema" for r in model.requests)
-    assert all(h.get("authorization") == f"Bearer {KEY}" or h.get("Authorization") == f"Bearer {KEY}"
-               for h in model.headers)
+    assert all(
+        h.get("authorization") == f"Bearer {KEY}" or h.get("Authorization") == f"Bearer {KEY}"
+        for h in model.headers
+    )
 
 
 def test_the_two_source_question_combines_both_scans(session, model):
@@ -225,7 +301,7 @@ def test_tool_calls_work_end_to_end(demo_paths, project, model):
 
 
 def test_malformed_json_is_asked_again_and_the_raw_answer_kept(session, model):
-    replies = iter(["{\"answerable\": tru", None])
+    replies = iter(['{"answerable": tru', None])
 
     def flaky(request):
         text = next(replies)
@@ -236,20 +312,27 @@ def test_malformed_json_is_asked_again_and_the_raw_answer_kept(session, model):
     assert result.status == "success"
     assert _names(model).count("AnswerabilityResponse") == 2
     entry = next(e for e in result.reasoning if e["node"] == "datasource_resolver")
-    assert entry["raw_output"][0] == "{\"answerable\": tru" and len(entry["parse_errors"]) == 1
+    assert entry["raw_output"][0] == '{"answerable": tru' and len(entry["parse_errors"]) == 1
     reask = model.requests[1]["messages"][-1]["content"]
-    assert "could not be used" in reask and "{\"answerable\": tru" in reask
+    assert "could not be used" in reask and '{"answerable": tru' in reask
 
 
 def test_a_schema_the_model_never_meets_ends_as_model_output_invalid(session, model):
-    bad = {"reasoning": "x", "plan": {"tables": [{"name": "orders", "alias": "o"}],
-                                      "select": [{"expr": {"kind": "col", "name": "order_id"}}]}}
+    bad = {
+        "reasoning": "x",
+        "plan": {
+            "tables": [{"name": "orders", "alias": "o"}],
+            "select": [{"expr": {"kind": "col", "name": "order_id"}}],
+        },
+    }
     model.handler = DemoModel({"ASTPlannerResponse": lambda r: completion(r, bad)})
     result = session.ask(COUNT_2024)
     assert result.status == "error"
     planner_errors = [e for e in result.errors if e.node == "ast_planner"]
     assert [e.error_code for e in planner_errors] == [ErrorCode.MODEL_OUTPUT_INVALID]
-    assert _names(model).count("ASTPlannerResponse") == 3  # parse_retries (2) + 1, no SQL-agent retry
+    assert (
+        _names(model).count("ASTPlannerResponse") == 3
+    )  # parse_retries (2) + 1, no SQL-agent retry
 
 
 def test_a_body_that_is_not_json_is_an_unavailable_provider(session, model):
@@ -259,16 +342,33 @@ def test_a_body_that_is_not_json_is_an_unavailable_provider(session, model):
 
 
 FAILURES = {
-    "401": (api_error(401, "Incorrect API key provided: sk-test-********cdef.", code="invalid_api_key"),
-            ErrorCode.PROVIDER_AUTH),
-    "404": (api_error(404, "The model `demo-model` does not exist", code="model_not_found"),
-            ErrorCode.PROVIDER_MODEL_NOT_FOUND),
-    "429": (api_error(429, "Rate limit reached", type_="requests", headers={"retry-after": "0"}),
-            ErrorCode.PROVIDER_RATE_LIMIT),
-    "429-quota": (api_error(429, "You exceeded your current quota", type_="insufficient_quota",
-                            code="insufficient_quota"), ErrorCode.PROVIDER_QUOTA),
-    "500": (api_error(500, "The server had an error", type_="server_error", headers={"retry-after": "0"}),
-            ErrorCode.PROVIDER_UNAVAILABLE),
+    "401": (
+        api_error(401, "Incorrect API key provided: sk-test-********cdef.", code="invalid_api_key"),
+        ErrorCode.PROVIDER_AUTH,
+    ),
+    "404": (
+        api_error(404, "The model `demo-model` does not exist", code="model_not_found"),
+        ErrorCode.PROVIDER_MODEL_NOT_FOUND,
+    ),
+    "429": (
+        api_error(429, "Rate limit reached", type_="requests", headers={"retry-after": "0"}),
+        ErrorCode.PROVIDER_RATE_LIMIT,
+    ),
+    "429-quota": (
+        api_error(
+            429,
+            "You exceeded your current quota",
+            type_="insufficient_quota",
+            code="insufficient_quota",
+        ),
+        ErrorCode.PROVIDER_QUOTA,
+    ),
+    "500": (
+        api_error(
+            500, "The server had an error", type_="server_error", headers={"retry-after": "0"}
+        ),
+        ErrorCode.PROVIDER_UNAVAILABLE,
+    ),
     "hang": (Reply(delay_s=60), ErrorCode.PROVIDER_TIMEOUT),
 }
 
@@ -298,7 +398,9 @@ def test_cli_ask_maps_each_provider_failure_and_never_prints_the_key(cli_env, ca
     assert payload["errors"][0]["node"] == "datasource_resolver"
     for text in (out, err):
         assert KEY not in text and "cdef" not in text and "SECRET" not in text
-    expected_calls = 3 if code in (ErrorCode.PROVIDER_RATE_LIMIT, ErrorCode.PROVIDER_UNAVAILABLE) else 1
+    expected_calls = (
+        3 if code in (ErrorCode.PROVIDER_RATE_LIMIT, ErrorCode.PROVIDER_UNAVAILABLE) else 1
+    )
     assert len(cli_env.requests) == expected_calls  # max_retries (2) re-sends for 429/5xx only
     if case == "hang":
         assert elapsed < 10  # the 1.5 s model timeout, not the 60 s run timeout
@@ -316,7 +418,7 @@ def test_cli_hang_ends_as_provider_timeout_within_the_run_timeout(cli_env, capsy
 
 def test_cli_prints_model_usage(cli_env, capsys):
     exit_code = main(["ask", PRIORITY])
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the terminal width may wrap the line
     assert exit_code == 0
     assert "model usage: 4 call(s), 480 input + 120 output tokens" in out
     assert "ast_planner 1×/150 tok" in out
@@ -339,12 +441,18 @@ def doctor_config(tmp_path, monkeypatch, model, demo_paths):
     return path
 
 
-def test_doctor_shows_where_settings_come_from_and_calls_each_model_once(doctor_config, model, capsys):
+def test_doctor_shows_where_settings_come_from_and_calls_each_model_once(
+    doctor_config, model, capsys
+):
     exit_code = main(["doctor", "--config", str(doctor_config)])
     out = capsys.readouterr().out
     assert exit_code == 0, out
     assert "row_cap" in out and "file [settings]" in out and "statement_timeout_s" in out
-    assert "openai:demo-model" in out and "file [models].default" in out and "set (api_key in config)" in out
+    assert (
+        "openai:demo-model" in out
+        and "file [models].default" in out
+        and "set (api_key in config)" in out
+    )
     assert "built-in engine" in out and "answered in" in out and "crm" in out and "3 tables" in out
     assert len(model.requests) == 1  # four nodes share one model: one probe
     assert model.requests[0]["messages"][0]["content"] == "Reply with the single word OK."
@@ -352,7 +460,9 @@ def test_doctor_shows_where_settings_come_from_and_calls_each_model_once(doctor_
 
 
 def test_doctor_reports_a_rejected_key_and_a_missing_database(doctor_config, model, capsys):
-    model.handler = lambda request: api_error(401, f"Incorrect API key provided: {KEY[:7]}***{KEY[-4:]}")
+    model.handler = lambda request: api_error(
+        401, f"Incorrect API key provided: {KEY[:7]}***{KEY[-4:]}"
+    )
     with doctor_config.open("a", encoding="utf-8") as f:
         f.write(f'\n[sources.gone]\npath = "{doctor_config.parent / "missing.sqlite"}"\n')
     exit_code = main(["doctor", "--config", str(doctor_config)])
@@ -371,5 +481,7 @@ def test_cli_error_text_says_what_to_fix(cli_env, capsys):
     cli_env.handler = lambda request: FAILURES["401"][0]
     assert main(["ask", COUNT_2024]) == 1
     out = capsys.readouterr().out
-    assert "PROVIDER_AUTH" in out and "OPENAI_API_KEY (or api_key in [models])" in " ".join(out.split())
+    assert "PROVIDER_AUTH" in out and "OPENAI_API_KEY (or api_key in [models])" in " ".join(
+        out.split()
+    )
     assert KEY not in out

@@ -41,7 +41,9 @@ def decomposer_prompt(request: DecomposeRequest, context_tokens: int) -> Prompt:
 def planner_prompt(request: PlanRequest, context_tokens: int) -> Prompt:
     """A PlanModel for one sub-query over its relevant tables."""
     sq = request.sub_query
-    schema = render_schema(request.snapshot if request.snapshot.tables else request.full_snapshot, context_tokens)
+    schema = render_schema(
+        request.snapshot if request.snapshot.tables else request.full_snapshot, context_tokens
+    )
     notes = fragment("dialects", request.dialect) or fragment("dialects", "default")
     return render(
         "ast_planner",
@@ -66,7 +68,9 @@ def refiner_prompt(request: RefineRequest, context_tokens: int) -> Prompt:
         intent=request.sub_query.intent,
         error=f"{error.get('error_code', 'unknown')} from {error.get('node', '?')}: {error.get('message', '')}",
         details=_json(request.details) if request.details else "none",
-        plan=_json(request.plan.model_dump(mode="json", exclude_defaults=True)) if request.plan else "(no plan was produced)",
+        plan=_json(request.plan.model_dump(mode="json", exclude_defaults=True))
+        if request.plan
+        else "(no plan was produced)",
         datasource=request.sub_query.datasource_id,
         schema=render_schema(request.snapshot, context_tokens).text,
     )
@@ -78,13 +82,19 @@ def synthesizer_prompt(request: SynthesizeRequest) -> Prompt:
     ops = sorted({g.operation for g in groups} - {"standalone"})
     combination = f"\nThe results combine several data sources ({', '.join(ops)}).\n" if ops else ""
     results = "\n\n".join(_preview(p) for p in request.results) or "(no results)"
-    return render("answer_synthesizer", question=request.question, combination=combination, results=results)
+    return render(
+        "answer_synthesizer", question=request.question, combination=combination, results=results
+    )
 
 
 def _sub_query_details(sq: Any) -> str:
     lines = []
-    for label, values in (("Measures", sq.metrics), ("Filters", sq.filters),
-                          ("Group by", sq.group_by), ("Order by", sq.order_by)):
+    for label, values in (
+        ("Measures", sq.metrics),
+        ("Filters", sq.filters),
+        ("Group by", sq.group_by),
+        ("Order by", sq.order_by),
+    ):
         if values:
             lines.append(f"{label}: {'; '.join(values)}")
     if sq.limit is not None:
@@ -100,8 +110,10 @@ def _feedback(feedback: Mapping[str, Any] | None, hints: Mapping[str, Any]) -> s
     parts = ["", "Your previous attempt failed; fix it this time."]
     if feedback:
         code = feedback.get("error_code", "")
-        parts.append(f"Latest error: {getattr(code, 'value', code)} from {feedback.get('node', '?')}: "
-                     f"{feedback.get('message', '')}")
+        parts.append(
+            f"Latest error: {getattr(code, 'value', code)} from {feedback.get('node', '?')}: "
+            f"{feedback.get('message', '')}"
+        )
     if hints:
         parts.append(f"Repairs to apply: {_json(hints)}")
     return "\n".join(parts) + "\n"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.errors import ConfigError
+from nl2sql.errors import ConfigError, ErrorCode
 from nl2sql.reasoning.llm.config import ModelConfig
-from nl2sql.reasoning.llm.errors import redact
+from nl2sql.reasoning.llm.errors import ProviderError, redact
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -100,16 +100,29 @@ def build_chat_model(config: ModelConfig) -> BaseChatModel:
         return init_chat_model(config.model, **chat_model_kwargs(config))
     except ImportError as exc:
         raise ConfigError(f"model {config.model!r}: {exc}") from None
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:  # each SDK has its own class for a missing key or a bad option
         secrets = [config.api_key.get_secret_value()] if config.api_key else []
-        first = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else exc, secrets)
+        text = str(exc).strip()
+        if any(word in text.lower() for word in ("api_key", "api key", "credential")):
+            raise ProviderError(
+                f"{config.model}: no API key found: set {key_variable(config)} (or api_key in [models])",
+                code=ErrorCode.PROVIDER_AUTH,
+                model=config.model,
+            ) from None
+        first = redact(text.splitlines()[0] if text else type(exc).__name__, secrets)
         raise ConfigError(f"model {config.model!r} cannot be created: {first}") from None
 
 
 def key_of(model: Any) -> list[str]:
     """The key a built chat model holds (for redaction only; never shown)."""
     secrets = []
-    for attr in ("openai_api_key", "anthropic_api_key", "api_key", "mistral_api_key", "google_api_key"):
+    for attr in (
+        "openai_api_key",
+        "anthropic_api_key",
+        "api_key",
+        "mistral_api_key",
+        "google_api_key",
+    ):
         value = getattr(model, attr, None)
         if value is not None and hasattr(value, "get_secret_value"):
             secrets.append(value.get_secret_value())

@@ -41,8 +41,12 @@ class ModelConfig(BaseModel):
     base_url: str | None = None  # an OpenAI-compatible server (vLLM, llama.cpp, LM Studio), ...
     api_key: SecretStr | None = None  # default: the provider's own variable (OPENAI_API_KEY, ...)
     timeout_s: float = Field(30.0, gt=0, description="per request; a hang ends as PROVIDER_TIMEOUT")
-    max_retries: int = Field(2, ge=0, le=10, description="re-sends on 429 / 5xx / refused connection")
-    parse_retries: int = Field(2, ge=0, le=10, description="re-asks when the answer does not validate")
+    max_retries: int = Field(
+        2, ge=0, le=10, description="re-sends on 429 / 5xx / refused connection"
+    )
+    parse_retries: int = Field(
+        2, ge=0, le=10, description="re-asks when the answer does not validate"
+    )
     temperature: float | None = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(None, ge=1)
     structured_output: StructuredMethod = "auto"
@@ -194,7 +198,9 @@ def _apply_explicit(layers, explicit: Any, nodes: tuple[str, ...], skills: dict[
             _put_explicit(layers[node], explicit[node], node, skills, f"argument models[{node!r}]")
 
 
-def _put_explicit(layer: _Layer, value: Any, node: str, skills: dict[str, Any], source: str) -> None:
+def _put_explicit(
+    layer: _Layer, value: Any, node: str, skills: dict[str, Any], source: str
+) -> None:
     if isinstance(value, ModelConfig):
         value = value.model_dump(exclude_unset=True) | {"model": value.model}
     if value is None or isinstance(value, str):

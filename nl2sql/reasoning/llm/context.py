@@ -33,7 +33,9 @@ class SchemaText:
     dropped: tuple[str, ...] = ()
 
 
-def render_schema(snapshot: SchemaSnapshot, budget_tokens: int, *, with_joins: bool = True) -> SchemaText:
+def render_schema(
+    snapshot: SchemaSnapshot, budget_tokens: int, *, with_joins: bool = True
+) -> SchemaText:
     """The tables of `snapshot`, in order, within `budget_tokens` (see the module docstring)."""
     tables = list(snapshot.tables)
     joins = join_paths(tables) if with_joins else ""
@@ -47,13 +49,18 @@ def render_schema(snapshot: SchemaSnapshot, budget_tokens: int, *, with_joins: b
     dropped = tuple(t.key for t in tables[kept:])
     parts = [texts[i][lv] for i, lv in enumerate(levels)]
     if dropped:
-        parts.append(_dropped_line(dropped, _DROPPED_RESERVE + budget - sum(_cost(p) for p in parts)))
+        parts.append(
+            _dropped_line(dropped, _DROPPED_RESERVE + budget - sum(_cost(p) for p in parts))
+        )
     if joins:
         parts.append(joins)
     text = "\n\n".join(parts)
-    return SchemaText(text=text, tokens=estimate_tokens(text),
-                      levels={t.key: lv for t, lv in zip(tables[:kept], levels, strict=True)},
-                      dropped=dropped)
+    return SchemaText(
+        text=text,
+        tokens=estimate_tokens(text),
+        levels={t.key: lv for t, lv in zip(tables[:kept], levels, strict=True)},
+        dropped=dropped,
+    )
 
 
 def plan_levels(sizes: list[dict[int, int]], budget: int) -> list[int]:
@@ -114,20 +121,24 @@ def join_paths(tables: list[Table]) -> str:
             if fk.ref_table.lower() not in shown:
                 continue
             pairs = " AND ".join(
-                f"{table.key}.{a} = {fk.ref_table}.{b}" for a, b in zip(fk.columns, fk.ref_columns, strict=False)
+                f"{table.key}.{a} = {fk.ref_table}.{b}"
+                for a, b in zip(fk.columns, fk.ref_columns, strict=False)
             )
             lines.append(f"- {pairs}")
     return "Join paths (foreign keys):\n" + "\n".join(lines) if lines else ""
 
 
-def render_sources(snapshots: Mapping[str, SchemaSnapshot], descriptions: Mapping[str, str],
-                   budget_tokens: int) -> str:
+def render_sources(
+    snapshots: Mapping[str, SchemaSnapshot], descriptions: Mapping[str, str], budget_tokens: int
+) -> str:
     """Several datasources, each under its own heading, sharing the budget evenly."""
     share = budget_tokens // max(1, len(snapshots))
     blocks = []
     for ds, snapshot in snapshots.items():
         about = descriptions.get(ds) or snapshot.description or ""
-        head = f"## datasource `{ds}` ({snapshot.dialect})" + (f" — {_one_line(about)}" if about else "")
+        head = f"## datasource `{ds}` ({snapshot.dialect})" + (
+            f" — {_one_line(about)}" if about else ""
+        )
         blocks.append(f"{head}\n\n{render_schema(snapshot, share).text}")
     return "\n\n".join(blocks)
 
@@ -161,7 +172,11 @@ def _column(column: Column, table: Table, refs: dict[str, str], level: int) -> s
     if level == FULL and column.description:
         text += f" — {_one_line(column.description)}"
     cap = _SAMPLES[level]
-    if column.distinct_count and table.row_count and column.distinct_count > max(20, table.row_count / 2):
+    if (
+        column.distinct_count
+        and table.row_count
+        and column.distinct_count > max(20, table.row_count / 2)
+    ):
         cap = min(cap, 2)  # near-unique values (names, emails) only show their format
     samples = [s for s in column.samples if s is not None][:cap]
     if samples:

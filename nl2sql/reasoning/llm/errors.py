@@ -94,11 +94,24 @@ def classify(exc: BaseException) -> ErrorCode | None:
     if _is_named(exc, "ModelInvalidRequestError"):
         return ErrorCode.PROVIDER_BAD_REQUEST
     # Timeouts before connection errors: the SDKs' timeout classes derive from them.
-    if _is_named(exc, "APITimeoutError", "ModelTimeoutError", "TimeoutException", "ReadTimeout",
-                 "ConnectTimeout") or isinstance(exc, TimeoutError):
+    if _is_named(
+        exc,
+        "APITimeoutError",
+        "ModelTimeoutError",
+        "TimeoutException",
+        "ReadTimeout",
+        "ConnectTimeout",
+    ) or isinstance(exc, TimeoutError):
         return ErrorCode.PROVIDER_TIMEOUT
-    if _is_named(exc, "APIConnectionError", "ModelConnectionError", "ModelAPIError",
-                 "TransportError", "ConnectError", "RemoteProtocolError") or isinstance(exc, ConnectionError):
+    if _is_named(
+        exc,
+        "APIConnectionError",
+        "ModelConnectionError",
+        "ModelAPIError",
+        "TransportError",
+        "ConnectError",
+        "RemoteProtocolError",
+    ) or isinstance(exc, ConnectionError):
         return ErrorCode.PROVIDER_UNAVAILABLE
     if _is_named(exc, "APIResponseValidationError", "JSONDecodeError"):
         return ErrorCode.PROVIDER_UNAVAILABLE  # the server answered, but not with valid JSON

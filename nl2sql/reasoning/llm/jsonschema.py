@@ -29,7 +29,7 @@ def _compact_text(model: type[BaseModel], first: tuple[str, ...] = ()) -> str:
     unions: dict[str, dict[str, Any]] = {}
     defs = {name: _walk(body, unions) for name, body in defs.items()}
     top = _walk(schema, unions)
-    for name, body in defs.items():
+    for body in defs.values():
         _require_tag(body)
     defs.update(unions)
     if "$ref" in top and set(top) <= {"$ref"}:  # a recursive root: inline its definition
@@ -66,9 +66,11 @@ def _walk(node: Any, unions: dict[str, dict[str, Any]]) -> Any:
             continue
         if key == "default" and value is None:
             continue
-        out[key] = _walk(value, unions) if key != "properties" else {
-            name: _walk(prop, unions) for name, prop in value.items()
-        }
+        out[key] = (
+            _walk(value, unions)
+            if key != "properties"
+            else {name: _walk(prop, unions) for name, prop in value.items()}
+        )
     return out
 
 

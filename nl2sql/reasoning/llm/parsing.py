@@ -23,8 +23,11 @@ def message_text(message: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [b if isinstance(b, str) else b.get("text", "") for b in content
-                 if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")]
+        parts = [
+            b if isinstance(b, str) else b.get("text", "")
+            for b in content
+            if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+        ]
         return "".join(parts)
     return str(content or "")
 
@@ -51,7 +54,9 @@ def extract_payload(message: Any) -> Any:
         return calls[0].get("args", {})
     invalid = getattr(message, "invalid_tool_calls", None) or []
     if invalid:
-        raise ValueError(f"the tool-call arguments are not valid JSON ({invalid[0].get('error') or 'parse error'})")
+        raise ValueError(
+            f"the tool-call arguments are not valid JSON ({invalid[0].get('error') or 'parse error'})"
+        )
     text = message_text(message).strip()
     if not text:
         raise ValueError("the answer was empty: return one JSON object")
@@ -70,7 +75,9 @@ def parse_json_text(text: str) -> Any:
             try:
                 return json.loads(candidate[start : end + 1])
             except json.JSONDecodeError as exc:
-                raise ValueError(f"the answer is not valid JSON: {exc.msg} at character {exc.pos}") from None
+                raise ValueError(
+                    f"the answer is not valid JSON: {exc.msg} at character {exc.pos}"
+                ) from None
         raise ValueError("the answer is not a JSON object") from None
 
 

@@ -2,12 +2,15 @@
 
 A skill receives only its request; the run it belongs to is reached through LangGraph's runtime
 (the node's config context). Outside a graph run (doctor, tests calling a skill directly) there
-is no token and no deadline.
+is no token and no deadline. `call_within` bounds one call by the time the run has left.
 """
 
 from __future__ import annotations
 
+import contextvars
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from nl2sql.reasoning.llm.errors import ModelCallCancelled
@@ -47,3 +50,34 @@ def sleep_unless_cancelled(seconds: float) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end and not (token is not None and token.cancelled):
         time.sleep(min(0.05, max(0.0, end - time.monotonic())))
+
+
+class DeadlineReached(Exception):
+    """The run's deadline came before the model's answer."""
+
+
+def call_within(call: Callable[[], Any], budget: float, timeout_s: float) -> Any:
+    """call(), but give up after `budget` seconds when the run's deadline is nearer than the
+    client's own timeout (the abandoned request ends at its client timeout, in the background)."""
+    if budget >= timeout_s:
+        return call()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    # The caller's context goes along, so LangChain callbacks still see their parent run.
+    context = contextvars.copy_context()
+    worker = threading.Thread(
+        target=context.run, args=(run,), name="nl2sql-model-call", daemon=True
+    )
+    worker.start()
+    worker.join(budget)
+    if worker.is_alive():
+        raise DeadlineReached()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

@@ -53,7 +53,9 @@ class ChatModelSkill:
                 return [f"datasource_ids: name the data sources that answer it, from {known}"]
             return []
 
-        value = self.caller.ask(prompt.messages(), AnswerabilityResponse, check=check, first=("reason",))
+        value = self.caller.ask(
+            prompt.messages(), AnswerabilityResponse, check=check, first=("reason",)
+        )
         if value.answerable and not value.datasource_ids:
             value = value.model_copy(update={"datasource_ids": known})
         return value
@@ -89,13 +91,19 @@ class ChatModelSkill:
 def with_stable_ids(response: DecomposerResponse) -> DecomposerResponse:
     """The response with each sub-query id replaced by sub_query_id(datasource, intent, position)."""
     mapping = {
-        sq.id: sub_query_id(sq.datasource_id, sq.intent, pos) for pos, sq in enumerate(response.sub_queries)
+        sq.id: sub_query_id(sq.datasource_id, sq.intent, pos)
+        for pos, sq in enumerate(response.sub_queries)
     }
     sub_queries = [sq.model_copy(update={"id": mapping[sq.id]}) for sq in response.sub_queries]
     groups = [
-        g.model_copy(update={"inputs": [
-            i.model_copy(update={"subquery_id": mapping.get(i.subquery_id, i.subquery_id)}) for i in g.inputs
-        ]})
+        g.model_copy(
+            update={
+                "inputs": [
+                    i.model_copy(update={"subquery_id": mapping.get(i.subquery_id, i.subquery_id)})
+                    for i in g.inputs
+                ]
+            }
+        )
         for g in response.combine_groups
     ]
     return response.model_copy(update={"sub_queries": sub_queries, "combine_groups": groups})
@@ -107,7 +115,8 @@ def decomposition_problems(response: DecomposerResponse, known: list[str]) -> li
         return [] if response.unmapped_subqueries else ["sub_queries: give at least one sub-query"]
     problems = [
         f"sub_queries.{i}.datasource_id: {sq.datasource_id!r} is not a data source; use one of {known}"
-        for i, sq in enumerate(response.sub_queries) if sq.datasource_id not in known
+        for i, sq in enumerate(response.sub_queries)
+        if sq.datasource_id not in known
     ]
     ids = [sq.id for sq in response.sub_queries]
     if len(set(ids)) != len(ids):

@@ -14,10 +14,8 @@
 
 from __future__ import annotations
 
-import contextvars
 import json
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,7 +23,13 @@ from pydantic import BaseModel, ValidationError
 
 from nl2sql.errors import ErrorCode
 from nl2sql.reasoning.llm import usage
-from nl2sql.reasoning.llm.chat import build_chat_model, endpoint, key_of, key_variable, structured_method
+from nl2sql.reasoning.llm.chat import (
+    build_chat_model,
+    endpoint,
+    key_of,
+    key_variable,
+    structured_method,
+)
 from nl2sql.reasoning.llm.config import ModelConfig
 from nl2sql.reasoning.llm.errors import (
     ModelCallError,
@@ -36,8 +40,14 @@ from nl2sql.reasoning.llm.errors import (
 )
 from nl2sql.reasoning.llm.jsonschema import compact_schema
 from nl2sql.reasoning.llm.parsing import describe_problems, extract_payload, raw_text
+from nl2sql.reasoning.llm.runcontext import (
+    DeadlineReached,
+    call_within,
+    check_cancelled,
+    sleep_unless_cancelled,
+    time_left,
+)
 from nl2sql.reasoning.llm.templates import render_reask
-from nl2sql.reasoning.llm.runcontext import check_cancelled, sleep_unless_cancelled, time_left
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -66,13 +76,23 @@ class StructuredCaller:
                 self._model = build_chat_model(self.config)
             return self._model
 
-    def ask(self, messages: Sequence[BaseMessage], response_model: type[T], *,
-            check: Check | None = None, first: tuple[str, ...] = ("reasoning",)) -> T:
+    def ask(
+        self,
+        messages: Sequence[BaseMessage],
+        response_model: type[T],
+        *,
+        check: Check | None = None,
+        first: tuple[str, ...] = ("reasoning",),
+    ) -> T:
         """The model's answer as `response_model`, re-asked while it does not validate."""
         from langchain_core.messages import HumanMessage
 
         runnable, method = self._runnable(response_model, first)
-        base = _with_schema_note(list(messages), response_model, first) if method == "json_mode" else list(messages)
+        base = (
+            _with_schema_note(list(messages), response_model, first)
+            if method == "json_mode"
+            else list(messages)
+        )
         conversation, problems = base, ["no answer"]
         for _attempt in range(self.config.parse_retries + 1):
             message = self.invoke(runnable, conversation)
@@ -83,8 +103,11 @@ class StructuredCaller:
                 problems = check(value) if check else []
             except (ValueError, ValidationError) as exc:
                 problems = describe_problems(exc)
-            usage.record(usage.CallRecord(self.config.model, *tokens, raw=raw,
-                                          parse_error="; ".join(problems) or None))
+            usage.record(
+                usage.CallRecord(
+                    self.config.model, *tokens, raw=raw, parse_error="; ".join(problems) or None
+                )
+            )
             if not problems:
                 return value
             conversation = [*base, HumanMessage(content=render_reask(raw, problems))]
@@ -92,7 +115,9 @@ class StructuredCaller:
         raise ModelOutputError(
             f"{self.config.model}: the answer did not match {response_model.__name__} after "
             f"{attempts} attempt(s) ({problems[0]}); try a stronger model or raise parse_retries",
-            model=self.config.model, attempts=attempts, problems=problems,
+            model=self.config.model,
+            attempts=attempts,
+            problems=problems,
         )
 
     def invoke(self, runnable: Any, conversation: list[BaseMessage]) -> Any:
@@ -100,15 +125,18 @@ class StructuredCaller:
         for attempt in range(self.config.max_retries + 1):
             budget = self._budget()
             try:
-                out = _within(lambda: runnable.invoke(conversation), budget, self.config.timeout_s)
+                out = call_within(
+                    lambda: runnable.invoke(conversation), budget, self.config.timeout_s
+                )
                 return out["raw"] if isinstance(out, dict) and "raw" in out else out
             except ModelCallError:
                 raise
-            except _DeadlineReached:
+            except DeadlineReached:
                 raise ProviderError(
                     f"{self.config.model}: no answer within {budget:.1f}s, the time left for the "
                     "run: raise the run timeout (--timeout, pipeline_timeout_s) or use a faster model",
-                    code=ErrorCode.PROVIDER_TIMEOUT, model=self.config.model,
+                    code=ErrorCode.PROVIDER_TIMEOUT,
+                    model=self.config.model,
                 ) from None
             except Exception as exc:
                 code = classify(exc)
@@ -116,7 +144,11 @@ class StructuredCaller:
                     raise
                 wait = _backoff(exc, attempt)
                 left = time_left()
-                if code in _RESENT and attempt < self.config.max_retries and (left is None or left > wait + 1):
+                if (
+                    code in _RESENT
+                    and attempt < self.config.max_retries
+                    and (left is None or left > wait + 1)
+                ):
                     sleep_unless_cancelled(wait)
                     continue
                 raise self._provider_error(exc, code) from None
@@ -127,15 +159,23 @@ class StructuredCaller:
         check_cancelled()
         left = time_left()
         if left is not None and left <= 0:
-            raise ProviderError(f"{self.config.model}: the run has no time left for a model call",
-                                code=ErrorCode.PROVIDER_TIMEOUT, model=self.config.model)
+            raise ProviderError(
+                f"{self.config.model}: the run has no time left for a model call",
+                code=ErrorCode.PROVIDER_TIMEOUT,
+                model=self.config.model,
+            )
         return self.config.timeout_s if left is None else min(self.config.timeout_s, left)
 
     def _provider_error(self, exc: BaseException, code: ErrorCode) -> ProviderError:
         return provider_error(
-            exc, code, spec=self.config.model, where=endpoint(self.config),
-            key_var=key_variable(self.config), timeout_s=self.config.timeout_s,
-            secrets=key_of(self._model) + ([self.config.api_key.get_secret_value()] if self.config.api_key else []),
+            exc,
+            code,
+            spec=self.config.model,
+            where=endpoint(self.config),
+            key_var=key_variable(self.config),
+            timeout_s=self.config.timeout_s,
+            secrets=key_of(self._model)
+            + ([self.config.api_key.get_secret_value()] if self.config.api_key else []),
         )
 
     def _runnable(self, response_model: type[BaseModel], first: tuple[str, ...]) -> tuple[Any, str]:
@@ -143,8 +183,9 @@ class StructuredCaller:
         model = self.model
         with self._lock:
             if key not in self._bound:
-                self._bound[key] = _bind(model, compact_schema(response_model, first),
-                                         structured_method(self.config))
+                self._bound[key] = _bind(
+                    model, compact_schema(response_model, first), structured_method(self.config)
+                )
             return self._bound[key]
 
 
@@ -190,33 +231,3 @@ def _backoff(exc: BaseException, attempt: int) -> float:
     except (TypeError, ValueError):
         pass
     return min(8.0, 0.5 * 2**attempt)
-
-
-class _DeadlineReached(Exception):
-    """The run's deadline came before the model's answer."""
-
-
-def _within(call: Callable[[], Any], budget: float, timeout_s: float) -> Any:
-    """call(), but give up after `budget` seconds when the run's deadline is nearer than the
-    client's own timeout (the abandoned request ends at its client timeout, in the background)."""
-    if budget >= timeout_s:
-        return call()
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # handed to the caller below
-            box["error"] = exc
-
-    # The caller's context goes along, so LangChain callbacks still see their parent run.
-    context = contextvars.copy_context()
-    worker = threading.Thread(target=context.run, args=(run,), name="nl2sql-model-call", daemon=True)
-    worker.start()
-    worker.join(budget)
-    if worker.is_alive():
-        raise _DeadlineReached()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -47,7 +47,7 @@ class Prompt:
         return f"# system\n\n{self.system}\n\n# user\n\n{self.user}\n"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_text(name: str) -> str:
     """The raw text of a prompt file."""
     package, filename = PROMPT_FILES[name]
@@ -80,7 +80,9 @@ def fragment(name: str, section: str | None = None) -> str:
     text = load_text(name)
     if section is None:
         return text.strip()
-    match = re.search(rf"^## {re.escape(section)}\s*$(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL)
+    match = re.search(
+        rf"^## {re.escape(section)}\s*$(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL
+    )
     return match.group(1).strip() if match else ""
 
 

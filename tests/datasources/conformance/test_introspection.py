@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+from nl2sql.schema.models import SchemaSnapshot
+
 from ..conftest import REGIONS, SALES, STORES
 from .conftest import COLUMNS, Case
 
@@ -14,8 +18,13 @@ DIALECTS = {
 }
 
 
-def test_tables_views_and_columns(case: Case):
-    snapshot = case.adapter.fetch_schema()
+@pytest.fixture(scope="module")
+def snapshot(case: Case) -> SchemaSnapshot:
+    """One introspection per engine and module: every test reads the same snapshot."""
+    return case.adapter.fetch_schema()
+
+
+def test_tables_views_and_columns(case: Case, snapshot: SchemaSnapshot):
     assert snapshot.datasource_id == "shop" and snapshot.description == "Shop"
     assert snapshot.dialect == case.adapter.dialect == DIALECTS[case.engine]
     kinds = {t.key: t.kind for t in snapshot.tables}
@@ -27,8 +36,8 @@ def test_tables_views_and_columns(case: Case):
         assert [c.name for c in snapshot.table(name).columns] == list(columns)
 
 
-def test_column_types_are_normalized(case: Case):
-    sales = case.adapter.fetch_schema().table("sales")
+def test_column_types_are_normalized(case: Case, snapshot: SchemaSnapshot):
+    sales = snapshot.table("sales")
     amount, sold_on, note = (sales.column(n) for n in ("amount", "sold_on", "note"))
     assert amount.is_numeric and not amount.is_text
     assert note.is_text and note.type == note.type.upper()
@@ -36,8 +45,7 @@ def test_column_types_are_normalized(case: Case):
         assert sold_on.is_temporal
 
 
-def test_primary_and_foreign_keys(case: Case):
-    snapshot = case.adapter.fetch_schema()
+def test_primary_and_foreign_keys(case: Case, snapshot: SchemaSnapshot):
     stores = snapshot.table("stores")
     if not case.keys:
         assert stores.primary_key == [] and stores.foreign_keys == []
@@ -50,13 +58,12 @@ def test_primary_and_foreign_keys(case: Case):
     assert sales_fk.ref_table == "stores"
 
 
-def test_table_comment_is_the_description(case: Case):
-    stores = case.adapter.fetch_schema().table("stores")
+def test_table_comment_is_the_description(case: Case, snapshot: SchemaSnapshot):
+    stores = snapshot.table("stores")
     assert stores.description == ("Physical stores" if case.comments else None)
 
 
-def test_row_counts_come_without_a_full_scan(case: Case):
-    snapshot = case.adapter.fetch_schema()
+def test_row_counts_come_without_a_full_scan(case: Case, snapshot: SchemaSnapshot):
     for name, rows in (("regions", REGIONS), ("stores", STORES), ("sales", SALES)):
         count = snapshot.table(name).row_count
         assert count is not None and abs(count - len(rows)) <= max(2, len(rows) // 10), name
@@ -64,8 +71,7 @@ def test_row_counts_come_without_a_full_scan(case: Case):
         assert snapshot.table("store_sales").row_count is None
 
 
-def test_samples_are_the_most_frequent_values(case: Case):
-    snapshot = case.adapter.fetch_schema()
+def test_samples_are_the_most_frequent_values(case: Case, snapshot: SchemaSnapshot):
     state = snapshot.table("stores").column("state")
     assert state.samples[:3] == ["California", "Texas", "New York"]
     assert state.distinct_count == 5

@@ -15,26 +15,46 @@ from tests.reasoning.llm.fake_chat import ScriptedChatModel
 
 def shop_snapshot(datasource_id: str = "shop", dialect: str = "sqlite") -> SchemaSnapshot:
     customers = Table(
-        name="customers", row_count=120, description="People who bought something.",
+        name="customers",
+        row_count=120,
+        description="People who bought something.",
         columns=[
             Column(name="customer_id", type="INTEGER", primary_key=True),
-            Column(name="name", type="TEXT", samples=["Ada Lovelace", "Alan Turing"], distinct_count=120),
-            Column(name="state", type="TEXT", samples=["California", "Texas", "Ohio"], distinct_count=3,
-                   description="US state, spelled out"),
+            Column(
+                name="name",
+                type="TEXT",
+                samples=["Ada Lovelace", "Alan Turing"],
+                distinct_count=120,
+            ),
+            Column(
+                name="state",
+                type="TEXT",
+                samples=["California", "Texas", "Ohio"],
+                distinct_count=3,
+                description="US state, spelled out",
+            ),
         ],
         primary_key=["customer_id"],
     )
     orders = Table(
-        name="orders", row_count=900,
+        name="orders",
+        row_count=900,
         columns=[
             Column(name="order_id", type="INTEGER", primary_key=True),
             Column(name="customer_id", type="INTEGER"),
-            Column(name="status", type="TEXT", samples=["shipped", "cancelled", "pending"], distinct_count=3),
+            Column(
+                name="status",
+                type="TEXT",
+                samples=["shipped", "cancelled", "pending"],
+                distinct_count=3,
+            ),
             Column(name="ordered_at", type="DATE"),
             Column(name="amount", type="REAL", description="order total in US dollars"),
         ],
         primary_key=["order_id"],
-        foreign_keys=[ForeignKey(columns=["customer_id"], ref_table="customers", ref_columns=["customer_id"])],
+        foreign_keys=[
+            ForeignKey(columns=["customer_id"], ref_table="customers", ref_columns=["customer_id"])
+        ],
     )
     return SchemaSnapshot(datasource_id=datasource_id, dialect=dialect, tables=[customers, orders])
 
@@ -54,8 +74,13 @@ def shop() -> SchemaSnapshot:
 
 @pytest.fixture
 def sub_query() -> SubQuery:
-    return SubQuery(id="sq_1", datasource_id="shop", intent="number of cancelled orders per state",
-                    group_by=["state"], expected_schema=["state", "cancelled_orders"])
+    return SubQuery(
+        id="sq_1",
+        datasource_id="shop",
+        intent="number of cancelled orders per state",
+        group_by=["state"],
+        expected_schema=["state", "cancelled_orders"],
+    )
 
 
 def scripted_skill(*script, **config) -> tuple[ChatModelSkill, ScriptedChatModel]:

@@ -32,10 +32,13 @@ class ScriptedChatModel(BaseChatModel):
         return "scripted"
 
     def bind_tools(self, tools: list[Any], *, tool_choice: Any = None, **kwargs: Any):
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
+        return self.bind(
+            tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs
+        )
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         with self._lock:
             self.calls.append({"messages": list(messages), "kwargs": kwargs})
             if not self.script:
@@ -45,11 +48,18 @@ class ScriptedChatModel(BaseChatModel):
             item = item(messages, kwargs)
         if isinstance(item, BaseException):
             raise item
-        meta = {"input_tokens": self.usage[0], "output_tokens": self.usage[1],
-                "total_tokens": sum(self.usage)}
+        meta = {
+            "input_tokens": self.usage[0],
+            "output_tokens": self.usage[1],
+            "total_tokens": sum(self.usage),
+        }
         tools = kwargs.get("tools") or []
         if tools and isinstance(item, dict):
-            call = {"name": tools[0]["function"]["name"], "args": item, "id": f"call_{len(self.calls)}"}
+            call = {
+                "name": tools[0]["function"]["name"],
+                "args": item,
+                "id": f"call_{len(self.calls)}",
+            }
             message = AIMessage(content="", tool_calls=[call], usage_metadata=meta)
         else:
             content = item if isinstance(item, str) else json.dumps(item)

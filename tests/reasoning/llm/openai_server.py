@@ -53,29 +53,53 @@ def line_after(request: dict[str, Any], label: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def completion(request: dict[str, Any], payload: Any, *, usage: tuple[int, int] = (120, 30)) -> Reply:
+def completion(
+    request: dict[str, Any], payload: Any, *, usage: tuple[int, int] = (120, 30)
+) -> Reply:
     """A 200 answer carrying `payload` as a tool call when tools were offered, else as content."""
     text = payload if isinstance(payload, str) else json.dumps(payload)
     message: dict[str, Any] = {"role": "assistant", "content": text}
     finish = "stop"
     if request.get("tools"):
         name = request["tools"][0]["function"]["name"]
-        message = {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]}
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}
+            ],
+        }
         finish = "tool_calls"
-    return Reply(body={
-        "id": "chatcmpl-local", "object": "chat.completion", "created": 1_700_000_000,
-        "model": request.get("model", "local"),
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
-    })
+    return Reply(
+        body={
+            "id": "chatcmpl-local",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": request.get("model", "local"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": usage[0],
+                "completion_tokens": usage[1],
+                "total_tokens": sum(usage),
+            },
+        }
+    )
 
 
-def api_error(status: int, message: str, *, type_: str = "invalid_request_error",
-              code: str | None = None, headers: dict[str, str] | None = None) -> Reply:
+def api_error(
+    status: int,
+    message: str,
+    *,
+    type_: str = "invalid_request_error",
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Reply:
     """An OpenAI-style error body."""
-    return Reply(status=status, body={"error": {"message": message, "type": type_, "code": code, "param": None}},
-                 headers=headers or {})
+    return Reply(
+        status=status,
+        body={"error": {"message": message, "type": type_, "code": code, "param": None}},
+        headers=headers or {},
+    )
 
 
 class OpenAIServer:

@@ -12,13 +12,30 @@ def _wide_schema(tables: int, columns: int) -> SchemaSnapshot:
     out = []
     for i in range(tables):
         cols = [Column(name="id", type="INTEGER", primary_key=True)] + [
-            Column(name=f"attribute_{j}", type="VARCHAR", description=f"attribute {j} of entity {i}",
-                   samples=[f"value {k}" for k in range(6)], distinct_count=40)
+            Column(
+                name=f"attribute_{j}",
+                type="VARCHAR",
+                description=f"attribute {j} of entity {i}",
+                samples=[f"value {k}" for k in range(6)],
+                distinct_count=40,
+            )
             for j in range(columns)
         ]
-        fks = [ForeignKey(columns=["id"], ref_table=f"entity_{i - 1}", ref_columns=["id"])] if i else []
-        out.append(Table(name=f"entity_{i}", columns=cols, primary_key=["id"], foreign_keys=fks, row_count=100,
-                         description=f"Entity number {i}."))
+        fks = (
+            [ForeignKey(columns=["id"], ref_table=f"entity_{i - 1}", ref_columns=["id"])]
+            if i
+            else []
+        )
+        out.append(
+            Table(
+                name=f"entity_{i}",
+                columns=cols,
+                primary_key=["id"],
+                foreign_keys=fks,
+                row_count=100,
+                description=f"Entity number {i}.",
+            )
+        )
     return SchemaSnapshot(datasource_id="big", dialect="postgres", tables=out)
 
 
@@ -61,5 +78,8 @@ def test_join_paths_only_link_tables_that_are_shown():
 def test_several_datasources_share_the_budget(shop):
     big = _wide_schema(tables=60, columns=8)
     text = render_sources({"shop": shop, "big": big}, {"shop": "the web shop"}, 4000)
-    assert "## datasource `shop` (sqlite) — the web shop" in text and "## datasource `big` (postgres)" in text
+    assert (
+        "## datasource `shop` (sqlite) — the web shop" in text
+        and "## datasource `big` (postgres)" in text
+    )
     assert estimate_tokens(text) <= 4100

@@ -35,22 +35,35 @@ def _anthropic(cls, status: int):
         (_openai(openai.PermissionDeniedError, 403), ErrorCode.PROVIDER_AUTH),
         (_openai(openai.NotFoundError, 404), ErrorCode.PROVIDER_MODEL_NOT_FOUND),
         (_openai(openai.RateLimitError, 429), ErrorCode.PROVIDER_RATE_LIMIT),
-        (_openai(openai.RateLimitError, 429, {"code": "insufficient_quota"}), ErrorCode.PROVIDER_QUOTA),
+        (
+            _openai(openai.RateLimitError, 429, {"code": "insufficient_quota"}),
+            ErrorCode.PROVIDER_QUOTA,
+        ),
         (_openai(openai.BadRequestError, 400), ErrorCode.PROVIDER_BAD_REQUEST),
         (_openai(openai.InternalServerError, 503), ErrorCode.PROVIDER_UNAVAILABLE),
         (openai.APITimeoutError(request=httpx2.Request("POST", URL)), ErrorCode.PROVIDER_TIMEOUT),
-        (openai.APIConnectionError(request=httpx2.Request("POST", URL)), ErrorCode.PROVIDER_UNAVAILABLE),
+        (
+            openai.APIConnectionError(request=httpx2.Request("POST", URL)),
+            ErrorCode.PROVIDER_UNAVAILABLE,
+        ),
         (_anthropic(anthropic.AuthenticationError, 401), ErrorCode.PROVIDER_AUTH),
         (_anthropic(anthropic.RateLimitError, 429), ErrorCode.PROVIDER_RATE_LIMIT),
         (_anthropic(anthropic.NotFoundError, 404), ErrorCode.PROVIDER_MODEL_NOT_FOUND),
         (_anthropic(anthropic.InternalServerError, 529), ErrorCode.PROVIDER_UNAVAILABLE),
-        (anthropic.APITimeoutError(request=httpx2.Request("POST", URL)), ErrorCode.PROVIDER_TIMEOUT),
+        (
+            anthropic.APITimeoutError(request=httpx2.Request("POST", URL)),
+            ErrorCode.PROVIDER_TIMEOUT,
+        ),
         (httpx.ReadTimeout("read timed out"), ErrorCode.PROVIDER_TIMEOUT),
         (httpx.ConnectError("connection refused"), ErrorCode.PROVIDER_UNAVAILABLE),
         (ModelAuthenticationError("bad key"), ErrorCode.PROVIDER_AUTH),
         (ModelRateLimitError("slow down"), ErrorCode.PROVIDER_RATE_LIMIT),
     ],
-    ids=lambda v: type(v).__module__.split(".")[0] + "." + type(v).__name__ if isinstance(v, Exception) else v.value,
+    ids=lambda v: (
+        type(v).__module__.split(".")[0] + "." + type(v).__name__
+        if isinstance(v, Exception)
+        else v.value
+    ),
 )
 def test_sdk_exceptions_map_to_provider_codes(exc, code):
     assert classify(exc) == code
@@ -65,11 +78,21 @@ def test_the_message_says_what_to_fix_and_the_key_goes_nowhere():
     key = "sk-proj-Zx9Qw8Er7Ty6Ui5Op4"
     exc = openai.AuthenticationError(
         f"Incorrect API key provided: {key[:8]}************{key[-4:]}. You can find your key at …",
-        response=_response(401), body=None,
+        response=_response(401),
+        body=None,
     )
-    err = provider_error(exc, ErrorCode.PROVIDER_AUTH, spec="openai:gpt-x", where="the openai API",
-                         key_var="OPENAI_API_KEY", timeout_s=30, secrets=[key])
-    assert "OPENAI_API_KEY" in err.message and "openai:gpt-x" in err.message and "401" in err.message
+    err = provider_error(
+        exc,
+        ErrorCode.PROVIDER_AUTH,
+        spec="openai:gpt-x",
+        where="the openai API",
+        key_var="OPENAI_API_KEY",
+        timeout_s=30,
+        secrets=[key],
+    )
+    assert (
+        "OPENAI_API_KEY" in err.message and "openai:gpt-x" in err.message and "401" in err.message
+    )
     text = f"{err.message} {err.details}"
     assert key not in text and key[:8] not in text and key[-4:] + "." not in text
     assert err.details["status"] == 401

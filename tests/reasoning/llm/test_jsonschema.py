@@ -34,8 +34,14 @@ def test_every_golden_plan_validates_against_the_compact_schema(path):
 @pytest.mark.parametrize(
     "bad_plan",
     [
-        {"tables": [{"name": "t", "alias": "t"}], "select": [{"expr": {"table": "t", "name": "a"}}]},
-        {"tables": [{"name": "t", "alias": "t"}], "select": [{"expr": {"kind": "column", "name": "a", "x": 1}}]},
+        {
+            "tables": [{"name": "t", "alias": "t"}],
+            "select": [{"expr": {"table": "t", "name": "a"}}],
+        },
+        {
+            "tables": [{"name": "t", "alias": "t"}],
+            "select": [{"expr": {"kind": "column", "name": "a", "x": 1}}],
+        },
         {"tables": [], "select": [{"expr": {"kind": "star"}}]},
     ],
     ids=["missing kind tag", "extra field", "no table"],

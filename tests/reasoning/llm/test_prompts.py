@@ -31,7 +31,9 @@ def _plan() -> PlanModel:
     return PlanModel(
         tables=[TableRef(name="orders", alias="o")],
         select=[SelectItem(expr=Aggregate(func="count"), alias="n")],
-        where=Comparison(op="=", left=ColumnRef(table="o", name="status"), right=Literal_(value="Cancelled")),
+        where=Comparison(
+            op="=", left=ColumnRef(table="o", name="status"), right=Literal_(value="Cancelled")
+        ),
     )
 
 
@@ -40,33 +42,90 @@ def _requests(sub_query):
     crm = shop_snapshot("crm", "duckdb").subset(["customers"])
     return {
         "answerability": lambda: builders.answerability_prompt(
-            AnswerabilityRequest(QUESTION, {"shop": shop, "crm": crm}), 6000),
+            AnswerabilityRequest(QUESTION, {"shop": shop, "crm": crm}), 6000
+        ),
         "decomposer": lambda: builders.decomposer_prompt(
-            DecomposeRequest(QUESTION, {"shop": shop, "crm": crm}, {"shop": "The web shop"}), 6000),
+            DecomposeRequest(QUESTION, {"shop": shop, "crm": crm}, {"shop": "The web shop"}), 6000
+        ),
         "ast_planner": lambda: builders.planner_prompt(
-            PlanRequest(QUESTION, sub_query, shop, shop, "sqlite"), 6000),
+            PlanRequest(QUESTION, sub_query, shop, shop, "sqlite"), 6000
+        ),
         "ast_planner_retry": lambda: builders.planner_prompt(
-            PlanRequest(QUESTION, sub_query, shop, shop, "sqlite",
-                        feedback={"node": "executor", "error_code": "VALUE_NOT_FOUND",
-                                  "message": "'Cancelled' is not a value of orders.status"},
-                        hints={"replace_value": {"table": "orders", "column": "status",
-                                                 "old": "Cancelled", "new": "cancelled"}}), 6000),
+            PlanRequest(
+                QUESTION,
+                sub_query,
+                shop,
+                shop,
+                "sqlite",
+                feedback={
+                    "node": "executor",
+                    "error_code": "VALUE_NOT_FOUND",
+                    "message": "'Cancelled' is not a value of orders.status",
+                },
+                hints={
+                    "replace_value": {
+                        "table": "orders",
+                        "column": "status",
+                        "old": "Cancelled",
+                        "new": "cancelled",
+                    }
+                },
+            ),
+            6000,
+        ),
         "refiner": lambda: builders.refiner_prompt(
-            RefineRequest(QUESTION, sub_query, _plan(),
-                          {"node": "executor", "error_code": "VALUE_NOT_FOUND",
-                           "message": "'Cancelled' is not a value of orders.status"},
-                          {"table": "orders", "column": "status", "value": "Cancelled",
-                           "suggestions": ["cancelled"]}, shop), 6000),
+            RefineRequest(
+                QUESTION,
+                sub_query,
+                _plan(),
+                {
+                    "node": "executor",
+                    "error_code": "VALUE_NOT_FOUND",
+                    "message": "'Cancelled' is not a value of orders.status",
+                },
+                {
+                    "table": "orders",
+                    "column": "status",
+                    "value": "Cancelled",
+                    "suggestions": ["cancelled"],
+                },
+                shop,
+            ),
+            6000,
+        ),
         "answer_synthesizer": lambda: builders.synthesizer_prompt(
-            SynthesizeRequest(QUESTION, [ResultPreview("combine:g1: standalone", ["state", "n"],
-                                                       [("California", 12), ("Ohio", 3)], 2)],
-                              DecomposerResponse(combine_groups=[CombineGroup(
-                                  group_id="g1", operation="standalone",
-                                  inputs=[CombineInput(subquery_id="sq_1")])]))),
+            SynthesizeRequest(
+                QUESTION,
+                [
+                    ResultPreview(
+                        "combine:g1: standalone",
+                        ["state", "n"],
+                        [("California", 12), ("Ohio", 3)],
+                        2,
+                    )
+                ],
+                DecomposerResponse(
+                    combine_groups=[
+                        CombineGroup(
+                            group_id="g1",
+                            operation="standalone",
+                            inputs=[CombineInput(subquery_id="sq_1")],
+                        )
+                    ]
+                ),
+            )
+        ),
     }
 
 
-CASES = ["answerability", "decomposer", "ast_planner", "ast_planner_retry", "refiner", "answer_synthesizer"]
+CASES = [
+    "answerability",
+    "decomposer",
+    "ast_planner",
+    "ast_planner_retry",
+    "refiner",
+    "answer_synthesizer",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -76,7 +135,9 @@ def test_rendered_prompt_matches_its_snapshot(case, sub_query):
     if os.environ.get("NL2SQL_UPDATE_SNAPSHOTS") == "1":
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    assert path.is_file(), f"no snapshot {path.name}: run with NL2SQL_UPDATE_SNAPSHOTS=1 and review it"
+    assert path.is_file(), (
+        f"no snapshot {path.name}: run with NL2SQL_UPDATE_SNAPSHOTS=1 and review it"
+    )
     assert text == path.read_text(encoding="utf-8")
 
 

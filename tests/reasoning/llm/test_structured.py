@@ -19,34 +19,51 @@ from nl2sql.reasoning.llm import usage
 from nl2sql.reasoning.llm.errors import ModelCallCancelled, ModelOutputError, ProviderError
 from tests.reasoning.llm.conftest import scripted_skill
 
-VALID = {"answerable": True, "datasource_ids": ["shop"], "reason": "orders table", "confidence": 0.8}
+VALID = {
+    "answerable": True,
+    "datasource_ids": ["shop"],
+    "reason": "orders table",
+    "confidence": 0.8,
+}
 
 
 def _request(shop) -> AnswerabilityRequest:
-    return AnswerabilityRequest(question="How many orders were cancelled?", datasources={"shop": shop})
+    return AnswerabilityRequest(
+        question="How many orders were cancelled?", datasources={"shop": shop}
+    )
 
 
 def _status_error(cls, status: int, **headers):
-    response = httpx2.Response(status, request=httpx2.Request("POST", "http://m/v1"), headers=headers)
+    response = httpx2.Response(
+        status, request=httpx2.Request("POST", "http://m/v1"), headers=headers
+    )
     return cls("nope", response=response, body=None)
 
 
 def test_an_invalid_answer_is_asked_again_with_the_validation_error(shop):
-    skill, fake = scripted_skill({"answerable": "perhaps"}, "```json\n" + '{"answerable": true}' + "\n```")
+    skill, fake = scripted_skill(
+        {"answerable": "perhaps"}, "```json\n" + '{"answerable": true}' + "\n```"
+    )
     verdict = skill.check_answerability(_request(shop))
-    assert verdict.answerable and verdict.datasource_ids == ["shop"]  # the only candidate, filled in
+    assert verdict.answerable and verdict.datasource_ids == [
+        "shop"
+    ]  # the only candidate, filled in
     assert len(fake.calls) == 2
     reask = fake.calls[1]["messages"][-1].content
     assert "answerable: Input should be a valid boolean" in reask and '"perhaps"' in reask
     entry = usage.drain()
     assert entry["usage"] == {"input_tokens": 200, "output_tokens": 50, "calls": 2}
     assert entry["raw_output"][0] == '{"answerable": "perhaps"}'
-    assert entry["parse_errors"] == ["answerable: Input should be a valid boolean, unable to interpret input"]
+    assert entry["parse_errors"] == [
+        "answerable: Input should be a valid boolean, unable to interpret input"
+    ]
 
 
 @pytest.mark.parametrize("parse_retries", [0, 1, 3])
 def test_an_answer_that_never_validates_ends_as_model_output_invalid(shop, parse_retries):
-    skill, fake = scripted_skill(*(["not json at all"] * (parse_retries + 1)), parse_retries=parse_retries)
+    skill, fake = scripted_skill(
+        *(["not json at all"] * (parse_retries + 1)), parse_retries=parse_retries
+    )
     with pytest.raises(ModelOutputError) as info:
         skill.check_answerability(_request(shop))
     assert info.value.code == ErrorCode.MODEL_OUTPUT_INVALID
@@ -62,15 +79,18 @@ def test_a_semantic_problem_is_re_asked_too(shop):
 
 
 def test_rate_limits_are_re_sent_up_to_max_retries_then_fatal(shop):
-    skill, fake = scripted_skill(*[_status_error(openai.RateLimitError, 429, **{"retry-after": "0"})] * 3,
-                                 max_retries=2)
+    skill, fake = scripted_skill(
+        *[_status_error(openai.RateLimitError, 429, **{"retry-after": "0"})] * 3, max_retries=2
+    )
     with pytest.raises(ProviderError) as info:
         skill.check_answerability(_request(shop))
     assert info.value.code == ErrorCode.PROVIDER_RATE_LIMIT and len(fake.calls) == 3
 
 
 def test_a_rate_limit_that_clears_is_invisible_to_the_caller(shop):
-    skill, fake = scripted_skill(_status_error(openai.RateLimitError, 429, **{"retry-after": "0"}), VALID)
+    skill, fake = scripted_skill(
+        _status_error(openai.RateLimitError, 429, **{"retry-after": "0"}), VALID
+    )
     assert skill.check_answerability(_request(shop)).answerable
     assert len(fake.calls) == 2 and usage.drain()["usage"]["calls"] == 1  # one answer came back
 
@@ -78,7 +98,10 @@ def test_a_rate_limit_that_clears_is_invisible_to_the_caller(shop):
 @pytest.mark.parametrize(
     ("exc", "code"),
     [
-        (openai.APITimeoutError(request=httpx2.Request("POST", "http://m/v1")), ErrorCode.PROVIDER_TIMEOUT),
+        (
+            openai.APITimeoutError(request=httpx2.Request("POST", "http://m/v1")),
+            ErrorCode.PROVIDER_TIMEOUT,
+        ),
         (_status_error(openai.AuthenticationError, 401), ErrorCode.PROVIDER_AUTH),
         (_status_error(openai.NotFoundError, 404), ErrorCode.PROVIDER_MODEL_NOT_FOUND),
     ],
@@ -141,5 +164,8 @@ def test_a_slow_answer_gives_up_at_the_runs_deadline(shop):
     started = time.monotonic()
     with pytest.raises(ProviderError) as info:
         _graph(skill, shop).invoke({}, context=_RunContext(deadline=time.monotonic() + 1.5))
-    assert info.value.code == ErrorCode.PROVIDER_TIMEOUT and "time left for the run" in info.value.message
+    assert (
+        info.value.code == ErrorCode.PROVIDER_TIMEOUT
+        and "time left for the run" in info.value.message
+    )
     assert time.monotonic() - started < 2.0

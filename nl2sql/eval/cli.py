@@ -1,0 +1,83 @@
+"""`nl2sql bench spider`: run a Spider-format question set through the pipeline and score it."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the runner imports pydantic and sqlglot: only when a benchmark runs
+    from nl2sql.eval.runner import QuestionRecord
+
+
+def add_bench_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `bench spider` on the `nl2sql` command's sub-parsers."""
+    bench = sub.add_parser("bench", help="measure the pipeline on a benchmark")
+    kinds = bench.add_subparsers(dest="benchmark", required=True)
+    spider = kinds.add_parser(
+        "spider",
+        help="Spider-format questions, scored with execution accuracy",
+        description="Each question is asked through the pipeline on its SQLite database and "
+        "its result compared with the gold query's (multiset of rows; order only when the gold "
+        "has ORDER BY; column order and names ignored).",
+    )
+    spider.add_argument("--questions", required=True, help="JSON list of {id, db_id, question, query}")
+    spider.add_argument("--databases", required=True, help="folder of <db_id>/<db_id>.sqlite")
+    spider.add_argument("--model", help="model spec for every node (default: offline)")
+    spider.add_argument("--out", help="write one JSON record per question to this file (JSON lines)")
+    spider.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    spider.add_argument("--db", action="append", help="only questions of this db_id (repeatable)")
+    spider.add_argument("--limit", type=int, help="only the first N questions")
+    spider.add_argument("--timeout", type=float, default=30.0, help="per-question timeout (s)")
+
+
+def run_bench(console, args: argparse.Namespace) -> int:
+    """Run the benchmark the arguments describe; 0 once every question is scored (a question's
+    own failure is part of the figures, not of the exit code)."""
+    from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from nl2sql.eval.report import render
+    from nl2sql.eval.runner import run_benchmark
+    from nl2sql.eval.spider import load_questions
+
+    questions = load_questions(args.questions)
+    if args.db:
+        questions = [q for q in questions if q.db_id in set(args.db)]
+    if args.limit is not None:
+        questions = questions[: args.limit]
+    if not Path(args.databases).is_dir():
+        raise ValueError(f"--databases {args.databases} is not a folder")
+    started = time.perf_counter()
+    counts = {"correct": 0, "answered": 0}
+    columns = (*Progress.get_default_columns()[:2], MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task("questions", total=len(questions))
+
+        def done(record: QuestionRecord) -> None:
+            counts["correct"] += record.correct
+            counts["answered"] += record.answered
+            progress.update(
+                task,
+                advance=1,
+                description=f"correct {counts['correct']} · answered {counts['answered']}",
+            )
+
+        records = run_benchmark(
+            questions, args.databases, model=args.model, workers=max(1, args.workers),
+            timeout_s=args.timeout, on_done=done,
+        )
+    seconds = time.perf_counter() - started
+    if args.out:
+        _write(Path(args.out), records)
+    render(console, records, seconds, title=f"execution accuracy — {args.questions}")
+    if args.out:
+        console.print(f"per-question records: {args.out}")
+    return 0
+
+
+def _write(path: Path, records: list[QuestionRecord]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(r.model_dump_json() + "\n")

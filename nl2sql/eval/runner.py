@@ -1,0 +1,170 @@
+"""The benchmark runner: every question through the real pipeline, scored against its gold result.
+
+Each worker process opens one Session per database it meets (`nl2sql.connect` on the SQLite file,
+with a private project folder) and keeps it for the following questions of that database. A
+question is asked, its result table compared with the gold query's result (`metric.py`); any
+failure — of the pipeline, the gold query or the harness — is recorded on that question and the
+run goes on.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from nl2sql.eval.metric import order_matters, results_match
+from nl2sql.eval.spider import BenchQuestion, database_path, run_gold
+
+ROW_CAP = 100_000  # far above any gold result: a capped prediction would be scored as wrong
+
+
+class QuestionRecord(BaseModel):
+    """The outcome of one benchmark question (one line of `--out`)."""
+
+    id: str
+    db_id: str
+    question: str
+    hardness: str
+    gold: str
+    predicted: str | None = None
+    status: str  # success | error | not_answerable | needs_approval | harness_error
+    error_code: str | None = None
+    error_message: str | None = None
+    answered: bool = False
+    correct: bool = False
+    mismatch: str = ""  # why an answered question is wrong
+    gold_rows: int | None = None
+    predicted_rows: int | None = None
+    confidence: float | None = None
+    reasoning: str | None = None
+    seconds: float = 0.0
+
+
+class Worker:
+    """Answers questions of any database, one Session per database, opened on first use."""
+
+    def __init__(self, databases: str | Path, model: str | None = None, timeout_s: float = 30.0):
+        self.databases = Path(databases)
+        self.model = model
+        self.timeout_s = timeout_s
+        self._sessions: dict[str, Any] = {}
+        self._folder = tempfile.TemporaryDirectory(prefix="nl2sql-bench-")
+
+    def session(self, db_id: str):
+        """The Session of `db_id`, opened once."""
+        if db_id not in self._sessions:
+            from nl2sql.session import connect
+
+            path = database_path(self.databases, db_id)
+            self._sessions[db_id] = connect(
+                sources={db_id: f"sqlite:///{path}"},
+                models=self.model,
+                settings={
+                    "project_dir": str(Path(self._folder.name) / db_id),
+                    "row_cap": ROW_CAP,
+                    "pipeline_timeout_s": self.timeout_s,
+                },
+            )
+        return self._sessions[db_id]
+
+    def run(self, q: BenchQuestion) -> QuestionRecord:
+        """Ask one question and score it; never raises."""
+        started = time.perf_counter()
+        record = QuestionRecord(
+            id=q.id, db_id=q.db_id, question=q.question, hardness=q.hardness, gold=q.query,
+            status="harness_error",
+        )
+        try:
+            gold = run_gold(database_path(self.databases, q.db_id), q.query, self.timeout_s)
+            record.gold_rows = len(gold)
+            result = self.session(q.db_id).ask(q.question, timeout_s=self.timeout_s)
+            _fill(record, result, gold, q.query)
+        except Exception as exc:  # a harness or gold failure is this question's outcome only
+            record.status = "harness_error"
+            record.error_code = type(exc).__name__
+            record.error_message = str(exc).splitlines()[0][:300] if str(exc) else ""
+        record.seconds = round(time.perf_counter() - started, 3)
+        return record
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            session.close()
+        self._sessions.clear()
+        self._folder.cleanup()
+
+
+def _fill(record: QuestionRecord, result: Any, gold: list[tuple], gold_sql: str) -> None:
+    record.status = result.status
+    record.predicted = result.sql
+    planner = [r for r in result.reasoning if r.get("node") == "ast_planner"]
+    if planner:
+        record.reasoning = str(planner[-1].get("content", ""))[:500]
+        record.confidence = planner[-1].get("confidence")
+    if result.status != "success":
+        first = result.errors[0] if result.errors else None
+        record.error_code = str(first.error_code.value) if first else None
+        record.error_message = first.message if first else None
+        return
+    table = result.table()
+    rows = list(zip(*[c.to_pylist() for c in table.columns], strict=True)) if table else []
+    record.answered = True
+    record.predicted_rows = len(rows)
+    match = results_match(gold, rows, ordered=order_matters(gold_sql))
+    record.correct, record.mismatch = match.correct, match.reason
+
+
+# --- process pool -------------------------------------------------------------------------------
+_WORKER: Worker | None = None  # the worker of this process (set by the pool's initializer)
+
+
+def _init_process(databases: str, model: str | None, timeout_s: float) -> None:
+    global _WORKER
+    _WORKER = Worker(databases, model, timeout_s)
+
+
+def _run_in_process(q: BenchQuestion) -> QuestionRecord:
+    assert _WORKER is not None, "the pool initializer did not run"
+    return _WORKER.run(q)
+
+
+def run_benchmark(
+    questions: Sequence[BenchQuestion],
+    databases: str | Path,
+    *,
+    model: str | None = None,
+    workers: int = 1,
+    timeout_s: float = 30.0,
+    on_done: Callable[[QuestionRecord], None] | None = None,
+) -> list[QuestionRecord]:
+    """Answer and score every question; records come back in the questions' order."""
+    notify = on_done or (lambda _r: None)
+    if workers <= 1:
+        worker = Worker(databases, model, timeout_s)
+        try:
+            return [_tap(worker.run(q), notify) for q in questions]
+        finally:
+            worker.close()
+    records: dict[int, QuestionRecord] = {}
+    # spawn, not fork: the parent may run threads (the progress bar) that a fork would copy mid-lock
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("spawn"),
+        initializer=_init_process,
+        initargs=(str(databases), model, timeout_s),
+    ) as pool:
+        futures = {pool.submit(_run_in_process, q): pos for pos, q in enumerate(questions)}
+        for future in as_completed(futures):
+            records[futures[future]] = _tap(future.result(), notify)
+    return [records[pos] for pos in range(len(questions))]
+
+
+def _tap(record: QuestionRecord, notify: Callable[[QuestionRecord], None]) -> QuestionRecord:
+    notify(record)
+    return record

@@ -1,0 +1,78 @@
+"""Spider-format benchmark material: questions, database files and the gold results.
+
+A question file is a JSON list of objects with `db_id`, `question` and `query` (the gold SQL,
+SQLite); `id` and `hardness` are optional (the position and Spider's hardness rules computed from
+the gold query stand in). Each database is one SQLite file at `<databases>/<db_id>/<db_id>.sqlite`.
+
+The harness does not read Spider's `tables.json`: the engine links against the SchemaSnapshot
+the SQLite adapter introspects (table and column names, declared foreign keys, sampled values),
+exactly what an analyst's own database gives it. On the Spider databases the schema file's
+readable names are the identifiers split into words, which the engine already does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from nl2sql.eval.hardness import hardness_of
+
+
+class BenchQuestion(BaseModel):
+    """One benchmark question."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+    db_id: str
+    question: str
+    query: str
+    hardness: str
+
+
+def load_questions(path: str | Path) -> list[BenchQuestion]:
+    """The questions of a Spider-format JSON file (ValueError when it is not one)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON list of questions")
+    out = []
+    for pos, item in enumerate(data):
+        missing = [k for k in ("db_id", "question", "query") if not item.get(k)]
+        if missing:
+            raise ValueError(f"{path}: question {pos} has no {', '.join(missing)}")
+        out.append(
+            BenchQuestion(
+                id=str(item.get("id") or f"q{pos}"),
+                db_id=item["db_id"],
+                question=item["question"],
+                query=item["query"],
+                hardness=item.get("hardness") or hardness_of(item["query"]),
+            )
+        )
+    return out
+
+
+def database_path(databases: str | Path, db_id: str) -> Path:
+    """`<databases>/<db_id>/<db_id>.sqlite` (FileNotFoundError when it is missing)."""
+    path = Path(databases) / db_id / f"{db_id}.sqlite"
+    if not path.is_file():
+        raise FileNotFoundError(f"no database file for {db_id!r} at {path}")
+    return path
+
+
+def run_gold(path: Path, sql: str, timeout_s: float = 30.0) -> list[tuple[Any, ...]]:
+    """Execute a gold query on a read-only connection; sqlite3.Error on failure or timeout."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    # Spider databases hold some text that is not valid UTF-8; keep it instead of failing.
+    con.text_factory = lambda b: b.decode("utf-8", errors="replace")
+    deadline = time.monotonic() + timeout_s
+    con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+    try:
+        return [tuple(row) for row in con.execute(sql).fetchall()]
+    finally:
+        con.close()

@@ -1,0 +1,72 @@
+"""The run widget's buttons. Each calls the QueryResult method a script would call — the widget
+holds no pipeline logic — and hands what it returns to the view:
+
+    Approve / Reject (per held sub-query) → result.approve(id) / result.reject(id) → a new result
+    Run again → result.rerun() → a new result
+    Pin → result.pin() → the pinned run (the next run of the question uses it)
+    Verify → result.verify() → the curated answer it saved
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from nl2sql.notebook import sections
+
+if TYPE_CHECKING:
+    from nl2sql.result import QueryResult
+
+Act = Callable[..., None]  # act(name, method, *args)
+
+
+class ActionBar(widgets.VBox):
+    """Buttons for one result. `act(name, method, *args)` runs a button's QueryResult method (the
+    view decides how to show what it returns); buttons are off where the action cannot apply."""
+
+    def __init__(self, result: QueryResult, act: Act, **kwargs):
+        self.result = result
+        self.rerun = _button("Run again", "refresh", "")
+        self.pin = _button("Pin", "thumb-tack", "")
+        self.verify = _button("Verify", "check", "")
+        self.rerun.on_click(lambda _: act("rerun", result.rerun))
+        self.pin.on_click(lambda _: act("pin", result.pin))
+        self.verify.on_click(lambda _: act("verify", result.verify))
+        self.pin.disabled = not any(o.plan is not None for o in result.sub_queries)
+        self.verify.disabled = result.status != "success" or not result.executed
+        self.approve_buttons: dict[str, widgets.Button] = {}
+        self.reject_buttons: dict[str, widgets.Button] = {}
+        rows = [self._held_row(req, act) for req in sections.held_requests(result)]
+        super().__init__([*rows, widgets.HBox([self.rerun, self.pin, self.verify])], **kwargs)
+        # buttons off by nature stay off when a busy spell ends
+        self._off = {id(b) for b in self.buttons if b.disabled}
+
+    def _held_row(self, request: Any, act: Act) -> widgets.HBox:
+        approve = _button("Approve", "check", "success")
+        reject = _button("Reject", "times", "danger")
+        approve.on_click(lambda _: act("approve", self.result.approve, request.id))
+        reject.on_click(lambda _: act("reject", self.result.reject, request.id))
+        self.approve_buttons[request.id] = approve
+        self.reject_buttons[request.id] = reject
+        text = (f"<b>{escape(request.datasource_id)}</b>: {escape(request.intent or request.sub_query_id)}"
+                f" — {escape(request.reason)}")
+        return widgets.HBox([approve, reject, widgets.HTML(text)])
+
+    def set_busy(self, busy: bool) -> None:
+        """Disable every button while an action runs (a second click would run it twice)."""
+        for button in self.buttons:
+            button.disabled = busy or id(button) in self._off
+
+    @property
+    def buttons(self) -> list[widgets.Button]:
+        return [*self.approve_buttons.values(), *self.reject_buttons.values(), self.rerun, self.pin,
+                self.verify]
+
+
+def _button(description: str, icon: str, style: str) -> widgets.Button:
+    return widgets.Button(description=description, icon=icon, button_style=style,
+                          layout=widgets.Layout(width="auto"))
+

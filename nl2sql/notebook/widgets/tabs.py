@@ -1,0 +1,97 @@
+"""The run widget's tabs: Answer, Plan, SQL, Sub-queries, Reasoning, Trace.
+
+Each tab arranges standard ipywidgets around what `nl2sql.notebook.sections` and the HTML
+helpers already compute, so the widget and the static HTML cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+import ipywidgets as widgets
+
+from nl2sql.notebook import html as static
+from nl2sql.notebook import sections
+from nl2sql.notebook.plan_tree import plan_tree, tree_text
+from nl2sql.notebook.trace_view import to_json
+from nl2sql.notebook.widgets.chart import ChartView
+from nl2sql.notebook.widgets.table import PagedTable
+from nl2sql.notebook.widgets.trace import TraceBrowser
+
+if TYPE_CHECKING:
+    from nl2sql.result import QueryResult
+
+
+def build_tabs(result: QueryResult, page_size: int = 10) -> widgets.Tab:
+    """A Tab with one child per section, titled as `sections.TAB_TITLES`."""
+    children = [
+        answer_tab(result, page_size),
+        plan_tab(result),
+        _html_or_note(static.sql_html(result), "No SQL was generated."),
+        _html_or_note(static.sub_queries_html(result), "No sub-query ran."),
+        reasoning_tab(result),
+        TraceBrowser(result.trace),
+    ]
+    return widgets.Tab(children=children, titles=sections.TAB_TITLES)
+
+
+def answer_tab(result: QueryResult, page_size: int) -> widgets.VBox:
+    """The answer text, held requests and problems, the paged table and the chart."""
+    parts: list[widgets.Widget] = []
+    text = "".join(p for p in (
+        f"<p>{escape(result.answer)}</p>" if result.answer else "",
+        static.held_html(result),
+        static.problems_html(result),
+    ) if p)
+    parts.append(widgets.HTML(text or "<p>No answer.</p>"))
+    table = result.table()
+    if table is not None:
+        parts.append(PagedTable(table, page_size=page_size))
+        parts.append(ChartView(table))
+    return widgets.VBox(parts)
+
+
+def plan_tab(result: QueryResult) -> widgets.Widget:
+    """Per sub-query: the plan as a tree, and its JSON in a closed accordion."""
+    boxes: list[widgets.Widget] = []
+    for view in sections.sub_query_views(result):
+        plan = view.output.plan
+        if plan is None:
+            continue
+        head = widgets.HTML(f"<p><code>{escape(view.datasource)}</code> {escape(view.intent)} "
+                            f"(plan: {escape(view.plan_source)})</p>"
+                            f"<pre>{escape(tree_text(plan_tree(plan)))}</pre>")
+        raw = widgets.Accordion(children=[widgets.HTML(f"<pre>{escape(to_json(plan))}</pre>")],
+                                titles=("JSON",))
+        raw.selected_index = None
+        boxes.append(widgets.VBox([head, raw]))
+    return widgets.VBox(boxes) if boxes else widgets.HTML("<p>No plan was made.</p>")
+
+
+def reasoning_tab(result: QueryResult) -> widgets.Accordion:
+    """One accordion pane per node (main graph first, then each sub-query's nodes)."""
+    panes: list[tuple[str, str]] = []
+    for entry in sections.main_reasoning(result):
+        panes.append((str(entry.get("node", "")), _entry(entry)))
+    for view in sections.sub_query_views(result):
+        for entry in view.output.reasoning:
+            panes.append((f"{view.id} · {entry.get('node', '')}", _entry(entry)))
+    accordion = widgets.Accordion(children=[widgets.HTML(body) for _, body in panes],
+                                  titles=tuple(title for title, _ in panes))
+    accordion.selected_index = None
+    return accordion
+
+
+def _entry(entry: dict) -> str:
+    out = []
+    for label, text in sections.reasoning_detail(entry):
+        if label == "content":
+            out.append(f"<p>{escape(text)}</p>")
+        else:
+            out.append(f"<p><b>{escape(label)}</b></p><pre style=\"white-space:pre-wrap\">{escape(text)}</pre>")
+    return "".join(out)
+
+
+def _html_or_note(body: str, note: str) -> widgets.HTML:
+    return widgets.HTML(body or f"<p>{escape(note)}</p>")
