@@ -24,6 +24,7 @@ __all__ = [
     "NL2SQLError",
     "ConfigError",
     "ErrorCode",
+    "load_ipython_extension",
 ]
 
 _LAZY = {
@@ -43,6 +44,13 @@ if TYPE_CHECKING:
     from nl2sql.security.rbac import UserContext
     from nl2sql.session import Session, connect
     from nl2sql.settings import Settings
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext nl2sql`: register the %nl2sql magics and the %config NL2SQL settings."""
+    from nl2sql.notebook.magic import load_ipython_extension as load
+
+    load(ipython)
 
 
 def __getattr__(name: str) -> Any:

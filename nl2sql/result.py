@@ -195,6 +195,12 @@ class QueryResult:
 
         return render_html(self)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Static HTML and text with the widget's sections (for GitHub, nbviewer, a terminal)."""
+        from nl2sql.notebook.text import render_text
+
+        return {"text/plain": render_text(self), "text/html": self._repr_html_()}
+
     @property
     def first_error(self) -> PipelineError | None:
         blocking = [e for e in self.errors if e.is_blocking]

@@ -104,10 +104,10 @@ def render(console, records: Sequence[QuestionRecord], seconds: float, title: st
     from rich.table import Table
 
     table = Table(title=title, title_justify="left")
-    table.add_column("hardness")
-    for head in ("n", "accuracy", "coverage", "precision"):
+    table.add_column("level")
+    for head in ("n", "acc.", "cov.", "prec."):
         table.add_column(head, justify="right")
-    for head in ("n≠∅", "accuracy", "coverage", "precision"):
+    for head in ("n≠∅", "acc.", "cov.", "prec."):
         table.add_column(head, justify="right", style="cyan")
     full, non_empty = by_level(records), by_level(records, non_empty=True)
     for level, f in full.items():
@@ -116,8 +116,8 @@ def render(console, records: Sequence[QuestionRecord], seconds: float, title: st
         table.add_row(level, *_cells(f), *_cells(g), style=style, end_section=level == "extra")
     console.print(table)
     console.print(
-        "[dim]accuracy = correct/all · coverage = answered/all · precision = correct/answered · "
-        "n≠∅: questions whose gold result is non-empty[/dim]"
+        "[dim]acc. = correct/all · cov. (coverage) = answered/all · prec. (precision) = "
+        "correct/answered · n≠∅: questions whose gold result is non-empty[/dim]"
     )
     refused, wrong = top_reasons(records)
     _reasons(console, "most common reasons for not answering", refused)

@@ -37,7 +37,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="%nl2sql", usage=USAGE, add_help=False, epilog=EXAMPLES,
+    # argparse %-formats the usage line: the magic's own % signs are doubled
+    parser = _Parser(prog="%nl2sql", usage=USAGE.replace("%", "%%"), add_help=False,
+                     epilog=EXAMPLES,
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      description="Ask a question of your data sources; the run shows as a widget.")
     add = parser.add_argument

@@ -237,15 +237,16 @@ class PolicySchemaView:
     def __init__(self, base: Any, access: Access):
         self.base = base
         self.access = access
-        self._cache: dict[str, tuple[int, SchemaSnapshot]] = {}
+        # datasource -> (the raw snapshot it was made from, the filtered one)
+        self._cache: dict[str, tuple[SchemaSnapshot, SchemaSnapshot]] = {}
         self._lock = threading.Lock()
 
     def get(self, datasource_id: str) -> SchemaSnapshot:
         raw = self.base.get(datasource_id)
         with self._lock:
             cached = self._cache.get(datasource_id)
-            if cached is None or cached[0] != id(raw):
-                cached = (id(raw), self.access.filter(raw))
+            if cached is None or cached[0] is not raw:  # the base store refreshed it
+                cached = (raw, self.access.filter(raw))
                 self._cache[datasource_id] = cached
             return cached[1]
 

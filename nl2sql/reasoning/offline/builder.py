@@ -70,6 +70,7 @@ class PlanBuilder:
             where.append(InList(expr=self._expr(col), query=inner.build(sub)))
             self.notes += inner.notes
         having = [self._cond(c) for c in q.having]
+        # a listing through a join that repeats its rows ("students who have a pet") shows each once
         listing_fans_out = tree.fans_out and not any(isinstance(t, Agg) for t, _ in q.select)
         return PlanModel(
             tables=[TableRef(name=t, alias=self.alias[t]) for t in tree.tables],

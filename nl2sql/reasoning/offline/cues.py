@@ -7,6 +7,7 @@ token indices it used.
 
 from __future__ import annotations
 
+from nl2sql.reasoning.offline.lexicon import PLAIN_MEASURES, SUPERLATIVE_MEASURES
 from nl2sql.reasoning.offline.text import Token
 
 _COUNT_LEADS = frozenset(
@@ -41,23 +42,9 @@ SUPER_ASC = frozenset(
     minimal
     """.split()
 )
-#: Superlative adjectives that name their measure: word -> (measure stems, direction).
-ADJ_MEASURES = {
-    "expensive": (("pric", "cost"), "desc"),
-    "priciest": (("pric", "cost"), "desc"),
-    "cheapest": (("pric", "cost"), "asc"),
-    "oldest": (("ag",), "desc"),
-    "youngest": (("ag",), "asc"),
-    "heaviest": (("weight",), "desc"),
-    "lightest": (("weight",), "asc"),
-    "tallest": (("height",), "desc"),
-    "longest": (("length", "duration"), "desc"),
-    "shortest": (("length", "duration"), "asc"),
-    "latest": (("@date",), "desc"),
-    "newest": (("@date",), "desc"),
-    "recent": (("@date",), "desc"),
-    "earliest": (("@date",), "asc"),
-}
+#: Adjectives that name their measure: word -> (measure stems, direction) — "oldest", and the
+#: plain forms that follow "most" / "least" ("most expensive").
+ADJ_MEASURES = {**PLAIN_MEASURES, **SUPERLATIVE_MEASURES}
 DESC_WORDS = {"descending", "desc", "decreasing", "highest", "largest", "most", "biggest"}
 ASC_WORDS = frozenset(
     """
@@ -84,9 +71,9 @@ def find_limit(tokens: list[Token], taken: set[int]) -> tuple[int | None, int | 
             return int(value), i, "desc" if prev != "first" else None
         if prev in ("bottom", "last", "lowest", "smallest", "worst"):
             return int(value), i, "asc"
-        if nxt in SUPER_DESC or nxt in ADJ_MEASURES and ADJ_MEASURES[nxt][1] == "desc":
+        if nxt in SUPER_DESC or nxt in SUPERLATIVE_MEASURES and ADJ_MEASURES[nxt][1] == "desc":
             return int(value), i, "desc"
-        if nxt in SUPER_ASC or nxt in ADJ_MEASURES:
+        if nxt in SUPER_ASC or nxt in SUPERLATIVE_MEASURES:
             return int(value), i, "asc"
     return None, None, None
 
@@ -144,8 +131,8 @@ def _superlative_at(tokens: list[Token], i: int, taken: set[int]):
         return ("asc" if direction == "desc" else "desc") if flip else direction, i, stems
     if tok.low in ("most", "least") and nxt in ("common", "frequent", "popular", "frequently"):
         return ("desc" if tok.low == "most" else "asc"), i, ("@count",)
-    if tok.low in ADJ_MEASURES and tok.low not in ("expensive", "recent"):
-        stems, direction = ADJ_MEASURES[tok.low]
+    if tok.low in SUPERLATIVE_MEASURES:
+        stems, direction = SUPERLATIVE_MEASURES[tok.low]
         return direction, i, stems
     if tok.low in SUPER_DESC:
         return "desc", i, None
@@ -205,9 +192,37 @@ def order_cue(tokens: list[Token]) -> tuple[int, int, str | None] | None:
 
 
 def _direction(tokens: list[Token], start: int) -> str | None:
-    for tok in tokens[start:]:
+    for k, tok in enumerate(tokens[start:], start):
         if tok.low in ("descending", "desc", "decreasing") or tok.low == "highest":
             return "desc"
         if tok.low in ("ascending", "asc", "increasing") or tok.low == "lowest":
             return "asc"
+        if tok.low == "from" and k + 1 < len(tokens):  # "from old to young", "from high to low"
+            found = scale_direction(tokens[k + 1].low)
+            if found:
+                return found
     return None
+
+
+_HIGH = {"high", "highest", "large", "largest", "big", "biggest", "most", "max", "maximum",
+         "greatest", "best", "top", "more"}  # fmt: skip
+_LOW = {"low", "lowest", "small", "smallest", "least", "min", "minimum", "fewest", "worst",
+        "bottom", "less", "few"}  # fmt: skip
+
+
+def scale_span(tokens: list[Token]) -> list[int]:
+    """Token indices of "from <scale word> to <scale word>" ("from old to young")."""
+    for k in range(len(tokens) - 3):
+        a, b, c, d = (t.low for t in tokens[k : k + 4])
+        if a == "from" and c == "to" and scale_direction(b) and scale_direction(d):
+            return [k, k + 1, k + 2, k + 3]
+    return []
+
+
+def scale_direction(word: str) -> str | None:
+    """The direction a scale word starts from: "old" / "high" -> desc, "young" / "low" -> asc."""
+    if word in ADJ_MEASURES:
+        return ADJ_MEASURES[word][1]
+    if word in _HIGH:
+        return "desc"
+    return "asc" if word in _LOW else None

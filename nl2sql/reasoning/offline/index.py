@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from nl2sql.reasoning.offline.lexicon import MEASURE_WORDS
 from nl2sql.reasoning.offline.text import STOP, canon, split_identifier
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
@@ -72,6 +73,8 @@ def column_kind(col: Column) -> str:
         return "bool"
     if col.is_temporal:
         return "date"
+    if col.is_text and _numeric_samples(col.samples):
+        return "number"  # SQLite TEXT columns often hold numbers; compare them as numbers
     if col.is_text:
         named_like_date = bool(_DATE_WORDS & set(words_of(col.name))) or col.name.lower().endswith(
             "_at"
@@ -81,6 +84,22 @@ def column_kind(col: Column) -> str:
     if col.is_numeric:
         return "number"
     return "other"
+
+
+_NULL_LIKE = {"", "null", "none", "na", "n/a", "nan", "-", "?"}
+
+
+def _numeric_samples(samples: list[str]) -> bool:
+    """True when the sampled values are numbers (null markers aside)."""
+    values = [s.strip() for s in samples if s.strip().lower() not in _NULL_LIKE]
+    if not values:
+        return False
+    try:
+        for v in values:
+            float(v.replace(",", ""))
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass
@@ -161,18 +180,54 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
         c.name.lower() for c in table.columns if c.primary_key
     }
     idx.keys[key] = {c.name for c in table.columns if c.name.lower() in fk_cols | pk_cols}
+    # words of this table's name and of the tables it references, for abbreviations (`StuID`)
+    full = tw + tuple(
+        w
+        for fk in table.foreign_keys
+        for w in words_of(fk.ref_table.split(".")[-1])
+    )
     for col in table.columns:
-        _index_column(idx, key, tw, col)
+        _index_column(idx, key, tw, col, full)
     idx.labels[key] = _labels(idx, key, tw)
 
 
-def _index_column(idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column) -> None:
+def _index_column(
+    idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, full: tuple[str, ...] = ()
+) -> None:
     cw = words_of(col.name)
-    idx.col_words[(key, col.name)] = cw
+    expanded = expand_abbreviations(cw, full)
+    idx.col_words[(key, col.name)] = expanded
     idx.kinds[(key, col.name)] = column_kind(col)
-    _add(idx, cw, Element(key, col.name, 1.0, "name"))
+    for words in dict.fromkeys((cw, expanded)):
+        _index_forms(idx, key, tw, col, words)
     if col.original_name:
         _add(idx, words_of(col.original_name), Element(key, col.name, 1.0, "original"))
+    is_id = bool(cw) and cw[-1] == "id"
+    own_key = col.primary_key or col.name in idx.tables[key].primary_key
+    if is_id and len(cw) > 1 and (own_key or expanded[:-1] == tw or expanded[:-1] == tw[-1:]):
+        _add(idx, ("id",), Element(key, col.name, 0.6, "head"))  # "the id of the pet"
+    if idx.kinds[(key, col.name)] == "number":
+        for word, nouns in MEASURE_WORDS.items():
+            if set(nouns) & set(expanded) and word not in expanded:
+                _add(idx, (word,), Element(key, col.name, 0.6, "measure"))  # "weigh" -> weight
+    if idx.kinds[(key, col.name)] == "text":
+        _index_samples(idx, key, col)
+
+
+def expand_abbreviations(words: tuple[str, ...], full: tuple[str, ...]) -> tuple[str, ...]:
+    """Column words that abbreviate a word of the table names around them: `StuID` of Student
+    reads "student id", `ContId` of continents "continent id" (a unique prefix of 3+ letters)."""
+    out = []
+    for w in words:
+        hits = {f for f in full if len(w) >= 3 and len(f) > len(w) and f.startswith(w)}
+        out.append(hits.pop() if len(hits) == 1 and w not in full else w)
+    return tuple(out)
+
+
+def _index_forms(
+    idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, cw: tuple[str, ...]
+) -> None:
+    _add(idx, cw, Element(key, col.name, 1.0, "name"))
     is_id = bool(cw) and cw[-1] == "id"
     if tw and cw[: len(tw)] == tw and len(cw) > len(tw) and not is_id:
         _add(idx, cw[len(tw) :], Element(key, col.name, 0.85, "short"))
@@ -192,8 +247,6 @@ def _index_column(idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column) 
     if len(cw) >= 2 and cw[-1] in _DATE_WORDS | {"at", "on"}:
         # "opened" names `opened_date`, "created" names `created_at`
         _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
-    if idx.kinds[(key, col.name)] == "text":
-        _index_samples(idx, key, col)
 
 
 def _index_samples(idx: SchemaIndex, key: str, col: Column) -> None:

@@ -93,7 +93,7 @@ def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
             i += 1
             continue
         span = seq[i : i + size]
-        elements = idx.phrases[tuple(t.canon for t in span)]
+        elements = _elements(idx, span)
         text = " ".join(t.text for t in span)
         out.mentions.append(Mention(span[0].index, span[-1].index + 1, text, list(elements)))
         used.update(t.index for t in span)
@@ -105,9 +105,18 @@ def _longest_phrase(tokens, seq: list[Token], i: int, idx: SchemaIndex, used: se
         span = seq[i : i + size]
         if len(span) < size or any(t.index in used for t in span) or not _contiguous(tokens, span):
             continue
-        if tuple(t.canon for t in span) in idx.phrases:
+        if _elements(idx, span):
             return size
     return 0
+
+
+def _elements(idx: SchemaIndex, span: list[Token]):
+    """The schema elements a span names. A lone frame word ("list", "number", "show") names only
+    an element called exactly so, never one it is merely a part of (`model_list`)."""
+    elements = idx.phrases.get(tuple(t.canon for t in span), [])
+    if len(span) == 1 and span[0].low in FRAME:
+        return [e for e in elements if e.score >= 0.85]
+    return elements
 
 
 def _contiguous(tokens: list[Token], span: list[Token]) -> bool:

@@ -62,7 +62,7 @@ class Ranking(Roles):
         shown = [(o, None) for o in self.projections(outputs)]
         # "top 5 … by number of orders" shows the numbers; "which year had the most …" the year
         q.group, q.select = keys, shown + ([(measure, None)] if limit is not None else [])
-        q.order = [(measure, direction)] + [(k, "asc") for k in keys[:1]]
+        q.order = [(measure, direction)]
         q.limit = limit or 1
         return q
 
@@ -117,17 +117,20 @@ class Ranking(Roles):
         return None
 
     def _entity(self, limit_i: int | None, sup, measure_m: Mention | None) -> Mention:
-        """What is ranked: the words after "top N" / "which N", else the first table named."""
+        """What is ranked: the words after "top N" / "which N", the table named right after the
+        superlative ("the youngest pet"), else the first table named, else the first mention."""
         if limit_i is not None:
             m = self.next_mention(limit_i + 1, within=3, exclude=measure_m)
             if m is not None:
                 return m
         free = [m for m in self.mentions if m.start not in self.used and m is not measure_m]
-        before = [m for m in free if sup is None or m.start < sup[1]]
-        for pool in (before, free):
-            tables = [m for m in pool if self.res.table(m)]
-            if tables or pool:
-                return (tables or pool)[0]
+        if sup is not None:
+            after = self.next_mention(sup[1] + 1, within=1, exclude=measure_m)
+            if after is not None and self.res.table(after):
+                return after
+        tables = [m for m in free if self.res.table(m)]
+        if tables or free:
+            return (tables or free)[0]
         raise Unclear("could not tell what to rank")
 
     def _adjective_measure(self, sup, entity) -> Col | Agg | None:

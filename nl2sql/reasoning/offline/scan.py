@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nl2sql.reasoning.offline.cues import find_limit
+from nl2sql.reasoning.offline.cues import find_limit, scale_span
 from nl2sql.reasoning.offline.dates import DateCond, find_dates, relative_date_words
 from nl2sql.reasoning.offline.numeric import NumCue, find_numeric
 from nl2sql.reasoning.offline.text import Token, tokenize
@@ -27,7 +27,7 @@ def scan(text: str) -> Scan:
     """Tokenize `text` and find its dates, limit and numeric comparisons."""
     tokens = tokenize(text)
     dates = find_dates(tokens)
-    taken = {i for d in dates for i in d.tokens}
+    taken = {i for d in dates for i in d.tokens} | set(scale_span(tokens))
     limit = find_limit(tokens, taken)
     if limit[1] is not None:
         taken.add(limit[1])

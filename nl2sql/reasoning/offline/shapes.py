@@ -26,6 +26,7 @@ from nl2sql.reasoning.offline.spec import Agg, Col, Cond, Query, Unclear
 
 _DISTINCT = {"different", "distinct", "unique"}
 _POPULAR = {"common", "frequent", "popular"}
+_HAVE = {"has", "have", "had", "having", "with", "gets", "got", "received", "receives"}
 
 
 class Analyzer(Ranking):
@@ -66,6 +67,9 @@ class Analyzer(Ranking):
         }
         measure, m_m = self._measure()
         sup = C.superlative(self.tokens, self.named)
+        extreme = self._extreme_of_entity(measure)
+        if extreme is not None:  # "the car with the maximum mpg": rank cars, not aggregate
+            return self._ranking(measure.col, m_m, extreme)
         limit = self.scan.limit
         ordered = C.order_cue(self.tokens) is not None and limit[0] is None
         if not ordered and (
@@ -78,11 +82,23 @@ class Analyzer(Ranking):
             return self._aggregate(measure)
         return self._listing()
 
+    def _extreme_of_entity(self, measure: Agg | None) -> tuple | None:
+        """A superlative cue for "has / with the maximum M" (a MAX/MIN that picks a row)."""
+        if measure is None or measure.func not in ("min", "max") or measure.col is None:
+            return None
+        if self.extra or self.quantity or self._agg_index is None:
+            return None
+        before = [t.low for t in self.tokens[: self._agg_index] if t.low not in ("the", "a")]
+        if not before or before[-1] not in _HAVE:
+            return None
+        return ("desc" if measure.func == "max" else "asc", self._agg_index, None)
+
     # --- measures -------------------------------------------------------------------------
     def _measure(self) -> tuple[Agg | None, Mention | None]:
         """The aggregate a count or aggregate cue asks for, and the mention it applies to."""
         cc = C.count_cue(self.tokens, self.named - self.scan.taken)
         ac = C.agg_cue(self.tokens, self.named)
+        self._agg_index = ac[1] if ac is not None and cc is None else None
         if cc is not None and ac is not None and ac[1] < cc[0] - 2:
             cc = None  # "the maximum fee for different numbers of pages": the first cue wins
         if cc is not None:
@@ -164,7 +180,10 @@ class Analyzer(Ranking):
         having = self.conditions(q)
         order = self.order_request()
         keys, outputs = self.groups(q)
+        explicit = bool(keys)
         keys, outputs = self._implicit_groups(keys, outputs, measure)
+        if keys and not explicit and not having and self._argmax(q, measure, outputs):
+            return q
         if self.quantity and q.where and not keys and not having:
             q.shape, q.select = "listing", [(measure.col, None)]  # the value of the filtered rows
             return q
@@ -178,6 +197,17 @@ class Analyzer(Ranking):
             q.having = [self.having_cond(cue, table) for cue, table in having]
         q.order = self.finish_order(q, order) or [(k, "asc") for k in outputs]
         return q
+
+    def _argmax(self, q: Query, measure: Agg, outputs: list) -> bool:
+        """"the maximum horsepower and the make": the row with the extreme value, not groups."""
+        if measure.func not in ("min", "max") or measure.col is None or self.extra:
+            return False
+        q.shape = "ranking"
+        q.select = [(o, None) for o in outputs] + [(measure.col, None)]
+        q.order = [(measure.col, "desc" if measure.func == "max" else "asc")]
+        q.limit = 1
+        self.notes.append(f"'{measure.func}' beside {len(outputs)} column(s): the row with it")
+        return True
 
     def _listing(self) -> Query:
         entity_m = next(

@@ -147,6 +147,9 @@ _NUMBER_WORDS = {
     "fifty": 50,
     "hundred": 100,
     "dozen": 12,
+    "once": 1,
+    "twice": 2,
+    "thrice": 3,
 }
 
 

@@ -21,6 +21,7 @@ from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
 from nl2sql.security.sql_guard import check_sql
 
 NODE = EXECUTOR
+_DEADLINE_GRACE_S = 0.5
 
 
 class ExecutorNode:
@@ -42,8 +43,10 @@ class ExecutorNode:
         row_cap = getattr(adapter, "row_cap", None) or ctx.settings.row_cap
         timeout_s = min(getattr(adapter, "timeout_s", None) or ctx.settings.statement_timeout_s,
                         ctx.settings.statement_timeout_s)
-        if ctx.deadline is not None:  # never outlive the run's own timeout
-            timeout_s = max(0.05, min(timeout_s, ctx.deadline - time.monotonic()))
+        if ctx.deadline is not None:
+            # Stop an in-flight query soon after the run's own timeout has fired (the grace lets
+            # the run report PIPELINE_TIMEOUT first) instead of letting it run its full course.
+            timeout_s = max(0.05, min(timeout_s, ctx.deadline - time.monotonic() + _DEADLINE_GRACE_S))
         started = time.perf_counter()
         try:
             frame = adapter.execute(sql, row_cap=row_cap, timeout_s=timeout_s)

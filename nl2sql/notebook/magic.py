@@ -1,0 +1,243 @@
+"""`%load_ext nl2sql`, `%nl2sql QUESTION`, `%%nl2sql [options]` and `%config NL2SQL.<setting>`.
+
+A thin magic (jupysql's SqlMagic traitlets, anywidget's small cell magic): parse, call the
+Session facade, display. Settings are traitlets whose defaults come from the config file (and
+NL2SQL_* environment variables), so `%config NL2SQL` shows what a run will use; a value set with
+`%config` wins over both. Every failure the analyst can fix is a one-line UsageError.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.display import display
+from traitlets import Bool, Float, Int, Unicode, default
+from traitlets.config.configurable import Configurable
+
+from nl2sql.notebook import args, hints
+
+if TYPE_CHECKING:
+    from nl2sql.result import QueryResult
+    from nl2sql.session import Session
+
+#: Settings fields exposed as traitlets (the rest stay in the config file).
+SETTING_TRAITS = ("row_cap", "statement_timeout_s", "pipeline_timeout_s", "sql_agent_max_retries")
+
+
+@magics_class
+class NL2SQL(Magics, Configurable):
+    """The %nl2sql magics. The class name is the %config section: `%config NL2SQL.row_cap = 100`."""
+
+    config_file = Unicode("", help="config file (default: the nearest nl2sql.toml)").tag(config=True)
+    model = Unicode(help='model for every node: "offline" or "provider:model"').tag(config=True)
+    datasource = Unicode("", help="datasource asked by default ('' lets the resolver pick)").tag(config=True)
+    project_dir = Unicode("", help="where pins, approvals and caches live ('' = .nl2sql)").tag(config=True)
+    widget = Bool(True, help="show the interactive widget in a notebook (else static HTML)").tag(config=True)
+    page_size = Int(10, help="rows per page of the widget's table").tag(config=True)
+    row_cap = Int(help="rows kept per sub-query result").tag(config=True)
+    statement_timeout_s = Float(help="per-statement timeout, seconds").tag(config=True)
+    pipeline_timeout_s = Float(help="whole-run timeout, seconds").tag(config=True)
+    sql_agent_max_retries = Int(help="re-plans per sub-query after a retryable failure").tag(config=True)
+
+    def __init__(self, shell: Any):
+        Configurable.__init__(self, config=shell.config)
+        Magics.__init__(self, shell=shell)
+        self._session: Session | None = None
+        self._session_key: tuple | None = None
+
+    # -- defaults from the config file --------------------------------------------------------
+    def _file(self):
+        from pathlib import Path
+
+        from nl2sql.settings import find_config_file, load_config_file
+
+        return load_config_file(Path(self.config_file) if self.config_file else find_config_file())
+
+    def _file_setting(self, name: str) -> Any:
+        from nl2sql.settings import build_settings
+
+        return getattr(build_settings(self._file().settings), name)
+
+    @default("model")
+    def _model_default(self) -> str:
+        import os
+
+        models = self._file().models
+        spec = models.get("default") or models.get("model")
+        return os.environ.get("NL2SQL_MODEL") or (spec if isinstance(spec, str) else "") or "offline"
+
+    @default("row_cap")
+    def _row_cap_default(self) -> int:
+        return self._file_setting("row_cap")
+
+    @default("statement_timeout_s")
+    def _statement_timeout_default(self) -> float:
+        return self._file_setting("statement_timeout_s")
+
+    @default("pipeline_timeout_s")
+    def _pipeline_timeout_default(self) -> float:
+        return self._file_setting("pipeline_timeout_s")
+
+    @default("sql_agent_max_retries")
+    def _retries_default(self) -> int:
+        return self._file_setting("sql_agent_max_retries")
+
+    # -- the magic ----------------------------------------------------------------------------
+    @line_cell_magic
+    def nl2sql(self, line: str, cell: str | None = None) -> None:
+        """Ask a question: `%nl2sql QUESTION`, or `%%nl2sql [options]` with the question below.
+
+        Options: -d/--datasource ID, --no-exec, -o/--out VAR, --approve, --pin, --model SPEC,
+        -s/--session VAR, -h/--help. See `%nl2sql --help`.
+        """
+        call = args.parse(line, cell)
+        if call.options.help:
+            print(args.help_text())
+            return
+        if not call.question:
+            raise UsageError(f"no question; usage: {args.USAGE}")
+        try:
+            self._ask(call)
+        except UsageError:
+            raise
+        except Exception as exc:  # an analyst sees one line they can act on, never a traceback
+            raise UsageError(_one_line(exc)) from None
+
+    def _ask(self, call: args.Invocation) -> None:
+        opts = call.options
+        if opts.model:
+            _check_model(opts.model)
+        session = self.session(opts.session, opts.model)
+        source = opts.datasource or self.datasource or None
+        if source is not None and source not in session.datasources:
+            raise UsageError(hints.unknown_datasource(source, session.datasources))
+        view = self._live_view(call.question)
+        result = self._run(session, call.question, source, not opts.no_exec, view)
+        if opts.approve and result.status == "needs_approval":
+            result = result.approve()
+        if opts.out:
+            self.shell.user_ns[opts.out] = result
+        self._display(result, view)
+        if opts.pin:
+            pinned = result.pin()
+            print(f"Pinned {len(pinned.plans)} plan(s): the next run of this question uses them.")
+        hint = _problem_line(session, result)
+        if hint:
+            print(hint, file=sys.stderr)
+
+    def _run(self, session: Session, question: str, source: str | None, execute: bool,
+             view: Any) -> QueryResult:
+        if view is None:
+            return session.ask(question, datasource=source, execute=execute)
+        from nl2sql.notebook.widgets import LiveLog
+
+        live = LiveLog([view.progress])
+        display(live)
+        try:
+            return session.ask(question, datasource=source, execute=execute, on_event=view.on_event)
+        finally:
+            live.close()  # its place is taken by the run's view, which keeps the log
+
+    def _live_view(self, question: str) -> Any:
+        """A RunView when widgets can render here (a kernel, ipywidgets installed), else None."""
+        if not (self.widget and getattr(self.shell, "kernel", None) is not None):
+            return None
+        try:
+            from nl2sql.notebook.widgets import RunView
+        except ImportError:  # no ipywidgets: the static HTML still shows every section
+            return None
+        view = RunView(page_size=self.page_size)
+        view.start(question)
+        return view
+
+    def _display(self, result: QueryResult, view: Any) -> None:
+        if view is None:
+            display(result)
+        else:
+            view.show(result)
+            display(view)
+
+    # -- the session --------------------------------------------------------------------------
+    def session(self, variable: str | None = None, model: str | None = None) -> Session:
+        """The Session a run uses: the one in `variable`, else one built from the settings."""
+        if variable:
+            from nl2sql.session import Session
+
+            found = self.shell.user_ns.get(variable)
+            if not isinstance(found, Session):
+                raise UsageError(f"{variable!r} is not an nl2sql Session (make one with nl2sql.connect())")
+            return found
+        models = model or (self.model if self.model != self._model_default() else None)
+        settings = {name: getattr(self, name) for name in SETTING_TRAITS}
+        if self.project_dir:
+            settings["project_dir"] = self.project_dir
+        key = (self.config_file, models, tuple(sorted(settings.items())))
+        if self._session is None or key != self._session_key:
+            from nl2sql.session import connect
+
+            self._session = connect(config=self.config_file or None, models=models, settings=settings)
+            self._session_key = key
+        return self._session
+
+
+def _problem_line(session: Session, result: QueryResult) -> str | None:
+    """For a run that failed: one line with its first error and, where one helps, a hint."""
+    if result.status not in ("error", "not_answerable"):
+        return None
+    first = result.first_error
+    line = f"nl2sql: {result.status}"
+    if first is not None:
+        line += f": {first.message}"
+    hint = hints.question_hint(session, result)
+    return f"{line} — hint: {hint}" if hint else line
+
+
+def _check_model(spec: str) -> None:
+    from nl2sql.reasoning.llm.config import OFFLINE
+
+    provider, _, name = spec.partition(":")
+    if spec != OFFLINE and not (provider and name):
+        raise UsageError(f"--model {spec!r}: a model is 'offline' or 'provider:model', e.g. openai:gpt-4.1-mini")
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else ""
+    return text if text else type(exc).__name__
+
+
+_LINE_MAGIC = re.compile(r"^(\s*)%nl2sql(?=\s|$)(.*)$")
+
+
+def keep_question_marks(lines: list[str]) -> list[str]:
+    """An input transformer: `%nl2sql How many orders?` runs the magic, not IPython's help.
+
+    IPython reads a line ending in `name?` as a request for help on `name`; a question often ends
+    that way, so `%nl2sql` lines become the magic call before that rule can apply.
+
+    >>> keep_question_marks(["%nl2sql How many orders?\\n"])
+    ["get_ipython().run_line_magic('nl2sql', 'How many orders?')\\n"]
+    """
+    out = []
+    for line in lines:
+        body = line.rstrip("\n")
+        match = _LINE_MAGIC.match(body)
+        if match:
+            indent, rest = match.groups()
+            line = f"{indent}get_ipython().run_line_magic('nl2sql', {rest.strip()!r})" + line[len(body):]
+        out.append(line)
+    return out
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics, make NL2SQL configurable with %config, keep questions' '?'."""
+    if any(isinstance(c, NL2SQL) for c in ipython.configurables):
+        return  # loaded already: %load_ext twice must not register twice
+    magic = NL2SQL(ipython)
+    ipython.register_magics(magic)
+    ipython.configurables.append(magic)
+    ipython.input_transformers_cleanup.append(keep_question_marks)
