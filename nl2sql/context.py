@@ -20,6 +20,7 @@ from nl2sql.retrieval.breaker import CircuitBreaker
 if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
     from nl2sql.execution.artifacts import ArtifactStore
+    from nl2sql.governance.services import Governance
     from nl2sql.reasoning.base import ModelRegistry
     from nl2sql.retrieval.store import VectorStore
     from nl2sql.schema.models import SchemaSnapshot
@@ -89,6 +90,7 @@ class NL2SQLContext:
     cancel_token: CancelToken = field(default_factory=CancelToken)
     on_event: Callable[[dict[str, Any]], None] | None = None
     deadline: float | None = None  # time.monotonic() by which this run must end
+    governance: Governance | None = None  # policies, hooks, curated answers (None: none at all)
     # Shared by every per-run copy, so the store is created once per session.
     _vector_box: list[Any] = field(default_factory=lambda: [None], repr=False)
     _vector_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

@@ -162,8 +162,7 @@ class QueryResult:
                     "id": o.sub_query.id if o.sub_query else o.subgraph_id,
                     "datasource": o.sub_query.datasource_id if o.sub_query else None,
                     "intent": o.sub_query.intent if o.sub_query else None,
-                    "status": o.status or ("needs_approval" if o.sub_query and any(
-                        a.sub_query_id == o.sub_query.id for a in self.approvals_needed) else None),
+                    "status": o.status,
                     "retries": o.retry_count,
                     "sql": o.sql_draft,
                     "dialect": o.dialect,

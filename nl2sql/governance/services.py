@@ -1,8 +1,8 @@
 """The governance services a run uses: policies, hooks, curated answers, through the context.
 
-`GovernedContext` is the runtime context with one more service, `governance`; nodes reach it with
+The runtime context carries them in its `governance` field; nodes reach them with
 `governance_of(ctx)`, which gives an empty Governance (no policy, no hooks, no curated answers)
-for a plain NL2SQLContext, so every node works in either. `for_user` derives the context a run
+when none is attached. `for_user` derives the context a run
 of one user sees: its schema store filtered by that user's access (PolicySchemaView).
 """
 
@@ -42,15 +42,9 @@ class Governance:
 _EMPTY = Governance()
 
 
-@dataclass
-class GovernedContext(NL2SQLContext):
-    governance: Governance = field(default_factory=Governance)
-
-
-def governed(ctx: NL2SQLContext, governance: Governance) -> GovernedContext:
+def governed(ctx: NL2SQLContext, governance: Governance) -> NL2SQLContext:
     """`ctx` with `governance` attached (every other service shared, not copied)."""
-    values = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(NL2SQLContext)}
-    return GovernedContext(**values, governance=governance)
+    return dataclasses.replace(ctx, governance=governance)
 
 
 def governance_of(ctx: Any) -> Governance:

@@ -237,7 +237,6 @@ def load_ipython_extension(ipython: Any) -> None:
     """Register the magics, make NL2SQL configurable with %config, keep questions' '?'."""
     if any(isinstance(c, NL2SQL) for c in ipython.configurables):
         return  # loaded already: %load_ext twice must not register twice
-    magic = NL2SQL(ipython)
+    magic = NL2SQL(ipython)  # Magics.__init__ adds it to ipython.configurables (for %config)
     ipython.register_magics(magic)
-    ipython.configurables.append(magic)
     ipython.input_transformers_cleanup.append(keep_question_marks)

@@ -88,7 +88,7 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict:
     if final.dropped:
         status = "dropped"
     elif held:
-        status = None  # waiting for an approval: neither run nor failed
+        status = "needs_approval"  # waiting for an approval: neither run nor failed
     elif sql and (artifact is not None or not execute) and not _last_attempt_blocked(final):
         status = "success"
     else:
@@ -114,7 +114,7 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict:
         "warnings": list(final.warnings),
         "approvals_needed": final.approvals_needed,
     }
-    if status in ("success", None):
+    if status in ("success", "needs_approval"):
         if artifact is not None and status == "success":
             delta["artifact_refs"] = {sq.id: artifact}
         delta["warnings"] += [_recovered(e, sq.id) for e in final.errors]

@@ -238,7 +238,8 @@ def test_denied_tables_and_columns_never_reach_a_model_a_plan_sql_or_a_database(
     session, recorder, dbs = open_session(tmp_path, demo_sources(demo), user=ANALYST, files={"policies.yaml": POLICIES},
                                           toml='[policies]\nfile = "policies.yaml"\n')
     results = [session.ask(q) for q in ("Top 5 customers by number of orders", CANCELLED,
-                                        "How many contacts have an email?", "List the email of contacts")]
+                                        "How many contacts have an email?", "List the contacts",
+                                        "List the email of contacts")]
     shown = list(recorder.snapshots())
     assert shown and recorder.calls("plan") >= 3
     for snapshot in shown:
@@ -252,10 +253,12 @@ def test_denied_tables_and_columns_never_reach_a_model_a_plan_sql_or_a_database(
     statements = " ".join(executed(dbs))
     assert "customers" not in statements and "email" not in statements
     assert all(t != "customers" and c != "email" for db in dbs.values() for t, c in db.lookups)
-    refused, allowed, _, star = results
+    refused, allowed, _, star, email = results
     assert refused.status in ("error", "not_answerable") and refused.table() is None
     assert allowed.status == "success"
     assert star.errors[0].error_code == ErrorCode.SECURITY_VIOLATION and star.table() is None
+    # The planner never saw the column, so it cannot plan it: a refusal, never data.
+    assert email.status in ("error", "not_answerable") and email.table() is None
 
 
 def test_a_plan_touching_a_denied_table_is_a_security_violation_and_never_runs(demo, tmp_path):

@@ -28,4 +28,4 @@ class SubgraphOutput(BaseModel):
     errors: list[PipelineError] = Field(default_factory=list)
     validation: list[ValidationCheck] = Field(default_factory=list)
     reasoning: list[dict[str, Any]] = Field(default_factory=list)
-    status: Literal["success", "error", "dropped"] | None = None
+    status: Literal["success", "error", "dropped", "needs_approval"] | None = None

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.pipeline.names import (
+    APPROVAL_GATE,
     AST_PLANNER,
     EXECUTOR,
     GENERATOR,
@@ -25,7 +26,7 @@ from nl2sql.pipeline.names import (
     SCHEMA_RETRIEVER,
 )
 from nl2sql.pipeline.state import SubgraphExecutionState
-from nl2sql.pipeline.subgraphs.nodes.approval_gate.node import APPROVAL_GATE, ApprovalGateNode
+from nl2sql.pipeline.subgraphs.nodes.approval_gate.node import ApprovalGateNode
 from nl2sql.pipeline.subgraphs.nodes.ast_planner.node import ASTPlannerNode
 from nl2sql.pipeline.subgraphs.nodes.executor.node import ExecutorNode
 from nl2sql.pipeline.subgraphs.nodes.generator.node import GeneratorNode

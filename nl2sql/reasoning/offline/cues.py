@@ -157,6 +157,11 @@ def group_cues(tokens: list[Token]) -> list[tuple[int, int, str]]:
             out.append((i, i + 2, "each"))
             i += 2
             continue  # noqa: E702
+        different = _for_different(tokens, i)
+        if different:
+            out.append((i, different, "each"))
+            i = different
+            continue
         if w == ("broken", "down", "by") or w == ("split", "up", "by"):
             out.append((i, i + 3, "each"))
             i += 3
@@ -167,6 +172,21 @@ def group_cues(tokens: list[Token]) -> list[tuple[int, int, str]]:
             out.append((i, i + 1, "by"))
         i += 1
     return out
+
+
+def _for_different(tokens: list[Token], i: int) -> int:
+    """End of "for (all) (the) different (number of)" — a group cue — or 0."""
+    if tokens[i].low != "for":
+        return 0
+    j = i + 1
+    while j < len(tokens) and j <= i + 3 and tokens[j].low in ("all", "the"):
+        j += 1
+    if j >= len(tokens) or tokens[j].low not in ("different", "distinct", "various"):
+        return 0
+    j += 1
+    if _words(tokens, j, 2) in (("number", "of"), ("numbers", "of"), ("values", "of")):
+        j += 2
+    return j
 
 
 def order_cue(tokens: list[Token]) -> tuple[int, int, str | None] | None:

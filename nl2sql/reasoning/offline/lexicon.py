@@ -90,7 +90,7 @@ RELATION_VERBS = frozenset(
     register visit buy purchase sell order pay ship deliver supply provide serve treat employ hire
     work manage lead run live stay belong contain include involve cause lose win join participate
     affiliate associate assign appear release record issue sponsor fund support open found locate
-    base come happen occur take place use cover located stored
+    base come happen occur take place use cover located stored receive get give end go
     """.split()
 )
 
@@ -100,6 +100,7 @@ FILLER = frozenset(
     information info details detail record records entry entries item items data result results
     corresponding respective respectively whole entire everything also too
     exist exists existing available present currently listed recorded registered stored
-    instances kinds sorts various
+    instances kinds sorts various amount amounts people person persons someone anyone those
+    up
     """.split()
 )

@@ -9,12 +9,15 @@ Rules, in order (each consumes its words):
 4. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
    the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
    links, and the value is emitted as stored.
+5. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
+   by the lexicon; whatever is left is unexplained, and the planner refuses it.
 """
 
 from __future__ import annotations
 
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.index import SchemaIndex, normalize_value
+from nl2sql.reasoning.offline.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.text import FRAME, STOP, Token
@@ -35,10 +38,17 @@ def link(
     if lookup is not None:
         lookup_words(tokens, idx, rest, used, out, lookup)
     close_values(tokens, idx, rest, used, out, lookup)
+    out.lexical = [t for t in rest if t.index not in used and is_lexical(t)]
+    used.update(t.index for t in out.lexical)
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
     out.value_like = [t for t in out.unexplained if looks_like_value(tokens, t)]
     out.values.sort(key=lambda v: v.start)
     return out
+
+
+def is_lexical(tok: Token) -> bool:
+    """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
+    return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
 
 
 def _quoted(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:

@@ -60,6 +60,7 @@ class Linking:
     values: list[ValueMatch] = field(default_factory=list)
     unexplained: list[Token] = field(default_factory=list)
     value_like: list[Token] = field(default_factory=list)  # unexplained words that look like values
+    lexical: list[Token] = field(default_factory=list)  # relation verbs and filler words (lexicon)
     lookups: int = 0
 
     def mentioned_tables(self) -> list[str]:

@@ -87,8 +87,9 @@ def _precheck(text: str, s: Scan, linking: Linking) -> None:
         raise Unclear(
             "the question has two parts to compare or join; it needs one sub-query per part"
         )
-    if linking.value_like:
-        words = ", ".join(f"'{t.text}'" for t in linking.value_like)
+    if linking.unexplained:
+        # precision over coverage: a word nothing explains may change the meaning entirely
+        words = ", ".join(f"'{t.text}'" for t in linking.unexplained)
         raise Unclear(f"{words} matches no table, column or stored value")
 
 

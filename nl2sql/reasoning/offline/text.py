@@ -27,7 +27,8 @@ STOP = frozenset(
     have has had it its this that these those there their they them we our us you your i me my he
     she his her as if than then so such into onto which what who whom whose when where why how
     please can could would should will shall may might must also only just all any some each every
-    per about s also there's what's whats one ones anything something everything nothing""".split()
+    per about s also there's what's whats one ones anything something everything nothing across
+    among amongst""".split()
 )
 
 # Words of the question's frame (verbs of asking, shape cues): never a schema subject on their own.
@@ -35,7 +36,8 @@ FRAME = frozenset(
     """many much number count counts total sum average avg mean maximum max minimum min top bottom
     highest lowest largest smallest biggest greatest most least fewest best worst list show give tell
     find get display return name names compare compared versus vs along well both respectively
-    different distinct unique ordered sorted ranked descending ascending desc asc
+    different distinct unique ordered sorted ranked descending ascending desc asc order sort
+    alphabetical alphabetically
     greater less more fewer over above under below exceeding exceeds between equal equals exactly
     least most than first last group grouped broken down separately overall altogether
     placed made exist exists existing recorded registered listed stored available currently
@@ -51,15 +53,6 @@ _IRREGULAR = {
     "children": "child",
     "men": "man",
     "women": "woman",
-    "sold": "sell",
-    "bought": "buy",
-    "paid": "pay",
-    "spent": "spend",
-    "wrote": "write",
-    "written": "write",
-    "made": "make",
-    "held": "hold",
-    "taught": "teach",
     "mice": "mouse",
     "feet": "foot",
     "teeth": "tooth",
@@ -68,6 +61,25 @@ _IRREGULAR = {
     "criteria": "criterion",
     "ids": "id",
 }
+# Irregular verb forms -> their base form (read through `stem` like any word).
+_IRREGULAR.update(
+    (form, base)
+    for base, forms in {
+        "sell": "sold", "buy": "bought", "pay": "paid", "spend": "spent", "write": "wrote written",
+        "make": "made", "hold": "held", "teach": "taught", "lose": "lost", "win": "won",
+        "lead": "led", "give": "gave given", "get": "got gotten", "take": "took taken",
+        "run": "ran", "come": "came", "become": "became", "choose": "chose chosen",
+        "drive": "drove driven", "fly": "flew flown", "grow": "grew grown", "know": "knew known",
+        "leave": "left", "meet": "met", "keep": "kept", "build": "built", "send": "sent",
+        "stand": "stood", "find": "found", "wear": "wore worn", "show": "shown",
+        "draw": "drew drawn", "do": "did done", "go": "went gone", "see": "saw seen",
+        "bring": "brought", "catch": "caught", "fight": "fought", "think": "thought",
+        "tell": "told", "sing": "sang sung", "speak": "spoke spoken", "steal": "stole stolen",
+        "throw": "threw thrown", "ride": "rode ridden", "rise": "rose risen", "fall": "fell fallen",
+        "eat": "ate eaten", "begin": "began begun", "bear": "born borne", "swim": "swam swum",
+    }.items()
+    for form in forms.split()
+)  # fmt: skip
 
 # Abbreviations common in column names, expanded before stemming.
 ABBREVIATIONS = {
@@ -157,7 +169,8 @@ def stem(word: str) -> str:
     """A consistent light stem: plural, -ed, -ing and final -e removed, final double letter merged."""
     w = word.lower().replace("’", "'").split("'")[0]
     if w in _IRREGULAR:
-        return _IRREGULAR[w]
+        base = _IRREGULAR[w]
+        return base if base == w else stem(base)
     if len(w) <= 3:
         return w
     if w.endswith("ies") and len(w) > 4:

@@ -11,12 +11,11 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.governance.gate import Candidate, screen
+from nl2sql.pipeline.names import APPROVAL_GATE
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.security.rbac import UserContext
 
-#: The node's name in the SQL agent subgraph (shared by its wiring and the tests).
-APPROVAL_GATE = "approval_gate"
 NODE = APPROVAL_GATE
 
 
