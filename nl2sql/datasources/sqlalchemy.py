@@ -44,7 +44,7 @@ from nl2sql.datasources.sqlalchemy_fetch import (
     fetch_streaming,
 )
 from nl2sql.errors import ConfigError
-from nl2sql.schema.introspect import lookup_values_sql, table_expr_from_key, with_statistics
+from nl2sql.schema.introspect import bounded_lookup, snapshot_with_statistics
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -139,29 +139,11 @@ class SQLAlchemyAdapter:
 
     def fetch_schema(self) -> SchemaSnapshot:
         """Tables and views with columns, keys, comments, row estimates and value samples."""
-        from nl2sql.schema.models import SchemaSnapshot
-
         with self._session(_INTROSPECTION_TIMEOUT_S, "") as conn:
             tables = read_catalog(conn, self._schemas)
             estimates = self._estimates(conn)
         tables = with_row_counts(tables, estimates, self._count, self._schemas)
-        tables = [
-            t.model_copy(
-                update={
-                    "columns": with_statistics(
-                        table_expr_from_key(t.key),
-                        t.columns,
-                        self._rows,
-                        self.dialect,
-                        self.sample_values,
-                    )
-                }
-            )  # fmt: skip
-            for t in tables
-        ]
-        return SchemaSnapshot(
-            datasource_id=self.id, dialect=self.dialect, tables=tables, description=self.description
-        )
+        return snapshot_with_statistics(self, tables)
 
     def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
         """Existing values of a column that equal or contain `needle` (case-insensitive).
@@ -169,16 +151,8 @@ class SQLAlchemyAdapter:
         Best effort and bounded: a lookup slower than a few seconds returns no values; a query
         the database rejects (unknown table or column) raises ResultError.
         """
-        if not needle or limit <= 0:
-            return []
-        sql = lookup_values_sql(table_expr_from_key(table_key), column, needle, limit, self.dialect)
-        try:
-            rows = self._rows(sql, timeout_s=min(self.timeout_s, _LOOKUP_TIMEOUT_S))
-        except ResultError as exc:
-            if exc.kind == "timeout":
-                return []
-            raise
-        return [str(r[0]) for r in rows if r[0] is not None]
+        return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
+                              min(self.timeout_s, _LOOKUP_TIMEOUT_S))
 
     def close(self) -> None:
         """Close the pool; later calls fail with a non-retryable ResultError."""

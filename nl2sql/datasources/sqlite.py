@@ -21,7 +21,7 @@ from nl2sql.datasources.base import Capabilities, ResultError, ResultFrame
 from nl2sql.datasources.sqlite_catalog import pragma_sql, read_catalog
 from nl2sql.datasources.sqlite_pool import ReadOnlyPool
 from nl2sql.errors import ConfigError, safe_one_line
-from nl2sql.schema.introspect import lookup_values_sql, table_expr_from_key, with_statistics
+from nl2sql.schema.introspect import bounded_lookup, snapshot_with_statistics
 
 if TYPE_CHECKING:
     from nl2sql.schema.models import SchemaSnapshot
@@ -100,26 +100,8 @@ class SQLiteAdapter:
 
     def fetch_schema(self) -> SchemaSnapshot:
         """Tables and views with columns, keys, row counts, distinct counts and samples."""
-        from nl2sql.schema.models import SchemaSnapshot
-
         tables = read_catalog(self._rows)
-        tables = [
-            t.model_copy(
-                update={
-                    "columns": with_statistics(
-                        table_expr_from_key(t.key),
-                        t.columns,
-                        self._rows,
-                        self.dialect,
-                        self.sample_values,
-                    )
-                }
-            )
-            for t in tables
-        ]
-        return SchemaSnapshot(
-            datasource_id=self.id, dialect=self.dialect, tables=tables, description=self.description
-        )
+        return snapshot_with_statistics(self, tables)
 
     def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
         """Existing values of a column that equal or contain `needle` (case-insensitive).
@@ -130,14 +112,8 @@ class SQLiteAdapter:
         if not needle or limit <= 0:
             return []
         self._check_column(table_key, column)
-        sql = lookup_values_sql(table_expr_from_key(table_key), column, needle, limit, self.dialect)
-        try:
-            rows = self._rows(sql, timeout_s=min(self.timeout_s, _LOOKUP_TIMEOUT_S))
-        except ResultError as exc:
-            if exc.kind == "timeout":
-                return []
-            raise
-        return [str(r[0]) for r in rows if r[0] is not None]
+        return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
+                              min(self.timeout_s, _LOOKUP_TIMEOUT_S))
 
     def _check_column(self, table_key: str, column: str) -> None:
         """Raise ResultError unless the table has the column (see the module note on quoting)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from nl2sql.schema.models import Column
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
 log = logging.getLogger(__name__)
 
@@ -181,3 +181,39 @@ def _samples(table: exp.Table, column: str, run: Run, dialect: str, k: int) -> l
         log.debug("samples skipped for %s.%s: %s", table.sql(), column, exc)
         return []
     return [str(r[0]) for r in rows]
+
+
+def snapshot_with_statistics(adapter: Any, tables: Sequence[Table]) -> SchemaSnapshot:
+    """The adapter's SchemaSnapshot: its catalog `tables`, each column with samples and counts.
+
+    `adapter` supplies id, dialect, description, sample_values and `_rows(sql)`.
+    """
+    tables = [
+        t.model_copy(update={"columns": with_statistics(
+            table_expr_from_key(t.key), t.columns, adapter._rows, adapter.dialect, adapter.sample_values
+        )})
+        for t in tables
+    ]
+    return SchemaSnapshot(datasource_id=adapter.id, dialect=adapter.dialect, tables=tables,
+                          description=adapter.description)
+
+
+def bounded_lookup(run: Callable[..., list], table_key: str, column: str, needle: str, limit: int,
+                   dialect: str, timeout_s: float) -> list[str]:
+    """Existing values of a column that equal or contain `needle` (case-insensitive).
+
+    Best effort and bounded: a lookup slower than `timeout_s` returns no values; a query the
+    database rejects (unknown table or column) raises ResultError.
+    """
+    from nl2sql.datasources.base import ResultError
+
+    if not needle or limit <= 0:
+        return []
+    sql = lookup_values_sql(table_expr_from_key(table_key), column, needle, limit, dialect)
+    try:
+        rows = run(sql, timeout_s=timeout_s)
+    except ResultError as exc:
+        if exc.kind == "timeout":
+            return []
+        raise
+    return [str(r[0]) for r in rows if r[0] is not None]
