@@ -22,7 +22,7 @@ demo: $(STAMP)
 	$(BIN)/nl2sql demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(WORKERS) tests $(if $(NOTEBOOKS),--nbval $(NOTEBOOKS))
+	$(BIN)/python -m pytest -q -n $(WORKERS) tests $(if $(NOTEBOOKS),--nbval --nbval-current-env $(NOTEBOOKS))
 
 lint: $(STAMP)
 	$(BIN)/ruff check nl2sql tests

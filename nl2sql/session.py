@@ -150,8 +150,12 @@ class Session:
                            user=user or self.user)
 
     def close(self) -> None:
+        """Close every datasource and delete what the session made for itself (frames copies)."""
         for adapter in self.context.datasources.values():
             adapter.close()
+        finalizer = getattr(self, "_finalizer", None)
+        if finalizer is not None:
+            finalizer()  # runs at most once; also runs if the session is garbage-collected
 
     def __enter__(self) -> Session:
         return self
@@ -209,7 +213,7 @@ def connect(
         cleanup()
         raise
     session = Session(context, config=file_config, user=user)
-    weakref.finalize(session, cleanup)
+    session._finalizer = weakref.finalize(session, cleanup)
     return session
 
 

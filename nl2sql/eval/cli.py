@@ -22,10 +22,14 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
         "its result compared with the gold query's (multiset of rows; order only when the gold "
         "has ORDER BY; column order and names ignored).",
     )
-    spider.add_argument("--questions", required=True, help="JSON list of {id, db_id, question, query}")
+    spider.add_argument(
+        "--questions", required=True, help="JSON list of {id, db_id, question, query}"
+    )
     spider.add_argument("--databases", required=True, help="folder of <db_id>/<db_id>.sqlite")
     spider.add_argument("--model", help="model spec for every node (default: offline)")
-    spider.add_argument("--out", help="write one JSON record per question to this file (JSON lines)")
+    spider.add_argument(
+        "--out", help="write one JSON record per question to this file (JSON lines)"
+    )
     spider.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     spider.add_argument("--db", action="append", help="only questions of this db_id (repeatable)")
     spider.add_argument("--limit", type=int, help="only the first N questions")
@@ -35,10 +39,7 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
 def run_bench(console, args: argparse.Namespace) -> int:
     """Run the benchmark the arguments describe; 0 once every question is scored (a question's
     own failure is part of the figures, not of the exit code)."""
-    from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from nl2sql.eval.report import render
-    from nl2sql.eval.runner import run_benchmark
     from nl2sql.eval.spider import load_questions
 
     questions = load_questions(args.questions)
@@ -49,6 +50,22 @@ def run_bench(console, args: argparse.Namespace) -> int:
     if not Path(args.databases).is_dir():
         raise ValueError(f"--databases {args.databases} is not a folder")
     started = time.perf_counter()
+    records = _run_with_progress(console, questions, args)
+    seconds = time.perf_counter() - started
+    if args.out:
+        _write(Path(args.out), records)
+    render(console, records, seconds, title=f"execution accuracy — {args.questions}")
+    if args.out:
+        console.print(f"per-question records: {args.out}")
+    return 0
+
+
+def _run_with_progress(console, questions, args: argparse.Namespace) -> list[QuestionRecord]:
+    """Run the questions with a progress bar showing the running counts."""
+    from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from nl2sql.eval.runner import run_benchmark
+
     counts = {"correct": 0, "answered": 0}
     columns = (*Progress.get_default_columns()[:2], MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
@@ -63,17 +80,14 @@ def run_bench(console, args: argparse.Namespace) -> int:
                 description=f"correct {counts['correct']} · answered {counts['answered']}",
             )
 
-        records = run_benchmark(
-            questions, args.databases, model=args.model, workers=max(1, args.workers),
-            timeout_s=args.timeout, on_done=done,
+        return run_benchmark(
+            questions,
+            args.databases,
+            model=args.model,
+            workers=max(1, args.workers),
+            timeout_s=args.timeout,
+            on_done=done,
         )
-    seconds = time.perf_counter() - started
-    if args.out:
-        _write(Path(args.out), records)
-    render(console, records, seconds, title=f"execution accuracy — {args.questions}")
-    if args.out:
-        console.print(f"per-question records: {args.out}")
-    return 0
 
 
 def _write(path: Path, records: list[QuestionRecord]) -> None:

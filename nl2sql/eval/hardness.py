@@ -9,7 +9,7 @@ HAVING every AND/OR connector does.
     >>> hardness_of("SELECT count(*) FROM singer")
     'easy'
     >>> hardness_of("SELECT name FROM t WHERE a = 1 INTERSECT SELECT name FROM t WHERE a = 2")
-    'extra'
+    'hard'
 """
 
 from __future__ import annotations

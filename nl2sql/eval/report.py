@@ -82,7 +82,9 @@ def reason_of(record: QuestionRecord) -> str:
 def top_reasons(records: Sequence[QuestionRecord], n: int = 5) -> tuple[list, list]:
     """The n most common reasons for not answering, and for answering wrongly."""
     refused = Counter(reason_of(r) for r in records if not r.answered)
-    wrong = Counter(r.mismatch or "wrong" for r in records if r.answered and not r.correct)
+    wrong = Counter(
+        _NUMBER.sub("N", r.mismatch or "wrong") for r in records if r.answered and not r.correct
+    )
     return refused.most_common(n), wrong.most_common(n)
 
 

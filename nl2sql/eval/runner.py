@@ -78,7 +78,11 @@ class Worker:
         """Ask one question and score it; never raises."""
         started = time.perf_counter()
         record = QuestionRecord(
-            id=q.id, db_id=q.db_id, question=q.question, hardness=q.hardness, gold=q.query,
+            id=q.id,
+            db_id=q.db_id,
+            question=q.question,
+            hardness=q.hardness,
+            gold=q.query,
             status="harness_error",
         )
         try:

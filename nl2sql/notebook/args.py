@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     # argparse %-formats the usage line: the magic's own % signs are doubled
     parser = _Parser(prog="%nl2sql", usage=USAGE.replace("%", "%%"), add_help=False,
                      epilog=EXAMPLES,
-                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     # a fixed width: the help must not depend on the terminal (saved outputs)
+                     formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=96),
                      description="Ask a question of your data sources; the run shows as a widget.")
     add = parser.add_argument
     add("-h", "--help", action="store_true", help="show this help")

@@ -8,6 +8,7 @@ SVG is plain text with fixed number formatting, so it is as deterministic as the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Literal
@@ -20,7 +21,7 @@ KINDS: tuple[Kind, ...] = ("bar", "line", "none")
 _TIME_NAMES = {"year", "quarter", "month", "week", "day", "date", "hour", "period"}
 _MAX_SERIES = 3
 _MAX_POINTS = 40
-_W, _H, _LEFT, _BOTTOM, _TOP = 560, 240, 64, 56, 16
+_W, _H, _LEFT, _BOTTOM, _TOP = 560, 260, 64, 72, 16
 _COLORS = ("#4c78a8", "#f58518", "#54a24b")
 
 
@@ -31,6 +32,7 @@ class ChartSpec:
     kind: Kind
     x: str | None = None
     y: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()  # columns naming a point (default: x), e.g. first and last name
 
 
 def _is_numeric(t: pa.DataType) -> bool:
@@ -59,9 +61,9 @@ def choose_chart(table: pa.Table | None) -> ChartSpec:
         return ChartSpec("none")
     if time:
         return ChartSpec("line", time[0], measures[:_MAX_SERIES])
-    labels = [f.name for f in fields if not _is_numeric(f.type)]
+    labels = tuple(f.name for f in fields if not _is_numeric(f.type))
     if labels:
-        return ChartSpec("bar", labels[0], measures[:_MAX_SERIES])
+        return ChartSpec("bar", labels[0], measures[:_MAX_SERIES], labels)
     return ChartSpec("none")
 
 
@@ -71,7 +73,7 @@ def with_kind(spec: ChartSpec, kind: Kind, table: pa.Table | None) -> ChartSpec:
         return ChartSpec("none", spec.x, spec.y)
     x = spec.x or table.column_names[0]
     y = spec.y or tuple(f.name for f in table.schema if _is_numeric(f.type) and f.name != x)[:_MAX_SERIES]
-    return ChartSpec(kind, x, y) if y else ChartSpec("none")
+    return ChartSpec(kind, x, y, spec.labels if x == spec.x else ()) if y else ChartSpec("none")
 
 
 def chart_svg(table: pa.Table | None, spec: ChartSpec) -> str:
@@ -79,11 +81,12 @@ def chart_svg(table: pa.Table | None, spec: ChartSpec) -> str:
     if spec.kind == "none" or table is None or spec.x is None or not spec.y:
         return ""
     rows = table.slice(0, _MAX_POINTS).to_pylist()
-    labels = [_label(r[spec.x]) for r in rows]
+    labels = [" ".join(_label(r[c]) for c in spec.labels or (spec.x,)) for r in rows]
     series = [[_number(r[name]) for r in rows] for name in spec.y]
     low = min(0.0, *(v for s in series for v in s))
     high = max(0.0, *(v for s in series for v in s)) or 1.0
-    scale = _Scale(low, high)
+    legend, rows_used = _legend(spec.y)
+    scale = _Scale(low, high, top=_TOP + 14 * max(rows_used - 1, 0))
     body = _bars(series, scale) if spec.kind == "bar" else _lines(series, scale)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
@@ -91,27 +94,35 @@ def chart_svg(table: pa.Table | None, spec: ChartSpec) -> str:
         f"<title>{escape(spec.kind)} chart of {escape(', '.join(spec.y))} by {escape(spec.x)}</title>",
         *_axes(scale, labels),
         *body,
-        *_legend(spec.y),
+        *legend,
         "</svg>",
     ]
     return "".join(parts)
 
 
 class _Scale:
-    """Maps a value to the plot's y pixel; the plot spans _TOP.._H-_BOTTOM."""
+    """Maps a value to the plot's y pixel; the plot spans _TOP.._H-_BOTTOM. The range is widened
+    to round numbers (steps of 1, 2 or 5 × 10^k), so the axis labels read well."""
 
-    def __init__(self, low: float, high: float):
-        self.low, self.high = low, high if high > low else low + 1.0
+    def __init__(self, low: float, high: float, top: float = _TOP):
+        self.top = top
+        step = _nice_step((high - low) / 4 if high > low else 1.0)
+        self.step = step
+        self.low = math.floor(low / step) * step
+        self.high = max(math.ceil(high / step) * step, self.low + step)
+
+    def ticks(self) -> list[float]:
+        count = round((self.high - self.low) / self.step)
+        return [self.low + self.step * i for i in range(count + 1)]
 
     def y(self, value: float) -> float:
-        span = _H - _BOTTOM - _TOP
-        return _TOP + span * (self.high - value) / (self.high - self.low)
+        span = _H - _BOTTOM - self.top
+        return self.top + span * (self.high - value) / (self.high - self.low)
 
 
 def _axes(scale: _Scale, labels: list[str]) -> list[str]:
-    out = [f'<line x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{_H - _BOTTOM}" stroke="#888"/>']
-    for i in range(5):
-        value = scale.low + (scale.high - scale.low) * i / 4
+    out = [f'<line x1="{_LEFT}" y1="{scale.top}" x2="{_LEFT}" y2="{_H - _BOTTOM}" stroke="#888"/>']
+    for value in scale.ticks():
         y = scale.y(value)
         out.append(f'<text x="{_LEFT - 4}" y="{y + 3:.1f}" text-anchor="end">{_tick(value)}</text>')
         out.append(f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{_W - 8}" y2="{y:.1f}" stroke="#eee"/>')
@@ -155,15 +166,34 @@ def _lines(series: list[list[float]], scale: _Scale) -> list[str]:
     return out
 
 
-def _legend(names: tuple[str, ...]) -> list[str]:
+def _legend(names: tuple[str, ...]) -> tuple[list[str], int]:
+    """Legend keys for two or more series, wrapped onto rows; (SVG parts, rows used)."""
     if len(names) < 2:
-        return []
-    out = []
+        return [], 0
+    out, x, row = [], _LEFT + 8, 0
     for s, name in enumerate(names):
-        x = _LEFT + 8 + 150 * s
-        out.append(f'<rect x="{x}" y="2" width="10" height="10" fill="{_COLORS[s]}"/>'
-                   f'<text x="{x + 14}" y="11">{escape(name[:24])}</text>')
-    return out
+        text = name[:48]
+        width = 14 + 6 * len(text) + 16  # ~6 px per character at font-size 10
+        if x + width > _W and x > _LEFT + 8:
+            x, row = _LEFT + 8, row + 1
+        y = 2 + 12 * row
+        out.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{_COLORS[s]}"/>'
+                   f'<text x="{x + 14}" y="{y + 9}">{escape(text)}</text>')
+        x += width
+    return out, row + 1
+
+
+def _nice_step(raw: float) -> float:
+    """The round step (1, 2 or 5 × 10^k) at or above `raw`.
+
+    >>> [_nice_step(x) for x in (0.3, 117.5, 2500, 4)]
+    [0.5, 200.0, 5000.0, 5.0]
+    """
+    power = 10 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 5, 10):
+        if raw <= factor * power:
+            return float(factor * power)
+    return float(10 * power)
 
 
 def _number(value: object) -> float:

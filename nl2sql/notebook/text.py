@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from nl2sql.notebook import sections
 from nl2sql.notebook.chart import choose_chart
+from nl2sql.notebook.highlight import layout_sql
 from nl2sql.notebook.html import format_value
 from nl2sql.notebook.plan_tree import plan_tree, tree_text
 from nl2sql.notebook.trace_view import trace_rows
@@ -48,7 +49,8 @@ def _sections(result: QueryResult) -> list[tuple[str, str]]:
     views = sections.sub_query_views(result)
     plans = [f"{v.datasource}: {v.intent}\n{tree_text(plan_tree(v.output.plan))}"
              for v in views if v.output.plan is not None]
-    sqls = [f"{v.datasource} ({v.output.dialect}):\n{v.output.sql_draft}" for v in views if v.output.sql_draft]
+    sqls = [f"{v.datasource} ({v.output.dialect}):\n{layout_sql(v.output.sql_draft, v.output.dialect)}"
+            for v in views if v.output.sql_draft]
     subs = [f"{v.id} {v.datasource} {v.status} · plan {v.plan_source} · retries {v.retries} · "
             f"checks {v.checks_label} · rows {'—' if v.rows is None else v.rows}"
             f"{' (truncated)' if v.truncated else ''}" + "".join(f"\n  {n}" for n in v.failed_checks + v.errors)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 import nl2sql
-
 from tests.notebook.helpers import TWO_SOURCES
 
 
@@ -37,8 +36,11 @@ def two_sources(session):
 def shell(tmp_path_factory):
     """A real InteractiveShell with `%load_ext nl2sql` run and a private project folder."""
     from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
 
-    ip = InteractiveShell.instance()
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"  # no history written to the user's profile
+    ip = InteractiveShell.instance(config=config)
     assert ip.run_cell("%load_ext nl2sql").success
     project = tmp_path_factory.mktemp("magic-project")
     ip.user_ns["_project"] = str(project)

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 TWO_SOURCES = "For each region, compare the number of orders with the number of support tickets"
 HELD = "Top 5 customers by number of orders"
+
+# what must never appear in a saved output: paths, artifact URIs, timestamps, uuids, object ids,
+# timings, LangGraph's task namespaces
+MACHINE_SPECIFIC = re.compile(
+    r"/tmp/|/work/|/home/|/root/|file://|\d{4}-\d\d-\d\dT\d\d:|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}"
+    r"|0x[0-9a-f]{6,}|\d+\.\d+ ?s\b|sql_agent:"
+)
 
 
 def run(shell, source: str):

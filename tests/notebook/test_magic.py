@@ -130,3 +130,13 @@ def test_loading_twice_registers_once(shell):
     run(shell, "%reload_ext nl2sql")
     run(shell, "%load_ext nl2sql")
     assert sum(isinstance(c, NL2SQL) for c in shell.configurables) == before == 1
+
+
+def test_importing_the_package_loads_no_notebook_machinery():
+    import subprocess
+    import sys
+
+    code = ("import sys, nl2sql; assert callable(nl2sql.load_ipython_extension); "
+            "print(sorted(m for m in ('IPython', 'ipywidgets', 'traitlets') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

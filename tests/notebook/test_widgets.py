@@ -73,7 +73,7 @@ def test_approve_button_runs_the_held_plan_and_rerenders(governed):
     view = RunView(governed.ask(HELD))
     assert view.status == "needs_approval"
     assert "Waiting for approval" in _answer_parts_text(view)
-    (request_id, approve), = view.actions.approve_buttons.items()
+    ((_, approve),) = view.actions.approve_buttons.items()
     approve.click()
     assert view.status == "success"
     assert view.result.sub_queries[0].plan_source == "pinned"

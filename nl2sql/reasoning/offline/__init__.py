@@ -1,8 +1,16 @@
 """The built-in deterministic reasoning engine: no model, no network, same inputs → same outputs.
 
 `engine.OfflineEngine` implements every skill of `nl2sql.reasoning.base`. The modules follow the
-path of a question: text/dates/numeric/cues/scan (words and cues) → index (per-snapshot phrase,
-value and key index) → linking/lookup (words → tables, columns, stored values) → resolve/roles/
-ranking/shapes/conditions (question shape → a resolved Query) → joins/builder (FK join tree →
-PlanModel); answerability, split/decompose, refine and synthesis serve the other nodes.
+path of a question:
+- words and cues: text (tokens, stems, synonyms), lexicon (generic English: measure adjectives,
+  relation verbs, fillers, units), dates, numeric, cues, scan;
+- the schema: naming (identifier words, column kinds), index (phrase, value and key index per
+  snapshot), cache;
+- linking: linking, lookup, mentions (words → tables, columns, stored values; what is left is
+  unexplained and refused);
+- the question's shape → a resolved Query (spec): resolve (one table/column per mention), roles,
+  ordering, ranking, negation (anti-joins), combine ("or", "both … and …"), clauses (WHERE /
+  HAVING), conditions and comparisons, measures, listing, shapes (the Analyzer);
+- the plan: joins (FK join tree), builder (Query → PlanModel), planner (refusals, confidence);
+answerability, split/decompose, refine and synthesis serve the other nodes.
 """

@@ -9,7 +9,7 @@ reason names the words nothing matched ("no table or column matches 'weather'").
 from __future__ import annotations
 
 from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
-from nl2sql.reasoning.offline.index import IndexCache
+from nl2sql.reasoning.offline.cache import IndexCache
 from nl2sql.reasoning.offline.linking import Linking, link
 from nl2sql.reasoning.offline.scan import scan
 from nl2sql.reasoning.offline.text import FRAME, STOP
@@ -54,12 +54,9 @@ def check(
         return AnswerabilityResponse(
             answerable=False, reason="the question is empty", confidence=0.95
         )
-    if all(t.low in GREETINGS or t.low in FRAME for t in content):
-        return AnswerabilityResponse(
-            answerable=False,
-            confidence=0.9,
-            reason="the message is not a question about the data (no table, column or value is named)",
-        )
+    not_data = _not_about_data(s, content)
+    if not_data is not None:
+        return not_data
     scored: list[tuple[float, int, str, Linking]] = []
     for pos, (ds_id, snapshot) in enumerate(datasources.items()):
         linking = link(s.tokens, cache.get(snapshot), s.taken)
@@ -81,6 +78,23 @@ def check(
         reason=reason,
         confidence=max(confidence, 0.3),
     )
+
+
+def _not_about_data(s, content) -> AnswerabilityResponse | None:
+    """A refusal for messages no data can answer: greetings, and questions asking why."""
+    if any(t.low == "why" for t in s.tokens):
+        return AnswerabilityResponse(
+            answerable=False,
+            confidence=0.85,
+            reason="the question asks why; the data can show what happened, not the reason for it",
+        )
+    if all(t.low in GREETINGS or t.low in FRAME for t in content):
+        return AnswerabilityResponse(
+            answerable=False,
+            confidence=0.9,
+            reason="the message is not a question about the data (no table, column or value is named)",
+        )
+    return None
 
 
 def _why_not(scored, relative: list[str]) -> str:

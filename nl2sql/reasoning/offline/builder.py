@@ -25,7 +25,9 @@ from nl2sql.plan import (
     Join,
     OrderItem,
     PlanModel,
+    ScalarSubquery,
     SelectItem,
+    SetOperation,
     Star,
     TableRef,
     lit,
@@ -69,10 +71,21 @@ class PlanBuilder:
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix="s")
             where.append(InList(expr=self._expr(col), query=inner.build(sub)))
             self.notes += inner.notes
+        for n, (col, sub) in enumerate(q.anti, start=1):
+            inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"n{n}_")
+            where.append(InList(expr=self._expr(col), query=inner.build(sub), negated=True))
         having = [self._cond(c) for c in q.having]
         # a listing through a join that repeats its rows ("students who have a pet") shows each once
-        listing_fans_out = tree.fans_out and not any(isinstance(t, Agg) for t, _ in q.select)
+        listing_fans_out = (
+            tree.fans_out and not any(isinstance(t, Agg) for t, _ in q.select) and q.limit is None
+        )
+        set_operation = None
+        if q.set_op is not None:
+            op, other = q.set_op
+            right = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"{self.prefix}b")
+            set_operation = SetOperation(op=op, right=right.build(other))
         return PlanModel(
+            set_operation=set_operation,
             tables=[TableRef(name=t, alias=self.alias[t]) for t in tree.tables],
             joins=joins,
             select=select,
@@ -155,7 +168,14 @@ class PlanBuilder:
         return Aggregate(func="count", arg=None)
 
     def _cond(self, c: Cond) -> Expr:
+        if c.op == "or":
+            return BoolOp(op="or", items=[self._cond(part) for part in c.values])
         expr = self._expr(c.target)
+        if c.values and isinstance(c.values[0], Query):  # "above the average": a scalar sub-query
+            inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"{self.prefix}v")
+            return Comparison(
+                op=c.op, left=expr, right=ScalarSubquery(query=inner.build(c.values[0]))
+            )
         values = [lit(v) for v in c.values]
         if c.op == "in":
             return InList(expr=expr, values=values, negated=c.negated)

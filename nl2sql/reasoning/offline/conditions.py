@@ -3,8 +3,7 @@
 - A value becomes `column = 'stored value'` (several values of one column: IN; "not"/"except"
   before it: != / NOT IN). A column named right beside the value picks its column; otherwise the
   column of a context table wins, then the nearest by FK hops; a remaining tie is reported.
-- A numeric comparison applies to the numeric column named just before it ("quantity greater than
-  5"); when a table follows the number instead ("more than 10 loans") it is a HAVING on a count.
+- Numeric comparisons are in `comparisons.py`.
 - A date condition applies to a date column named beside it, else to a date column of the table
   named just before it, else of the root table; among several date columns the one whose words the
   question uses wins, else the first declared (reported).
@@ -14,7 +13,6 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.dates import DateCond
 from nl2sql.reasoning.offline.linking import Mention, ValueMatch
-from nl2sql.reasoning.offline.numeric import NumCue
 from nl2sql.reasoning.offline.resolve import Resolver
 from nl2sql.reasoning.offline.spec import Col, Cond, Part, Unclear, iso
 from nl2sql.reasoning.offline.text import STOP, Token
@@ -65,8 +63,10 @@ def value_conditions(
     tokens: list[Token],
     used: set[int],
     replace: dict,
+    positive: bool = False,
 ) -> tuple[list[Cond], list[str], float]:
-    """Equality / IN conditions for linked values; returns (conditions, notes, penalty)."""
+    """Equality / IN conditions for linked values; returns (conditions, notes, penalty).
+    `positive`: the values sit inside a negation that an anti-join already expresses."""
     grouped: dict[tuple[str, str, bool], list[tuple[str, ValueMatch]]] = {}
     notes: list[str] = []
     penalty = 0.0
@@ -87,14 +87,16 @@ def value_conditions(
                 f"'{v.text}' is not stored in {table}.{column} but is close to a stored value; kept as written"
             )
             penalty += 0.3
-        negated = _negated(tokens, v.start)
+        negated = not positive and _negated(tokens, v.start)
         grouped.setdefault((table, column, negated), []).append((stored, v))
     conds = []
     for (table, column, negated), items in grouped.items():
         stored = list(dict.fromkeys(s for s, _ in items))
         text = " / ".join(v.text for _, v in items)
         op = "=" if len(stored) == 1 else "in"
-        conds.append(Cond(Col(table, column), op, stored, negated, text))
+        pos = min(v.start for _, v in items)
+        parts = [next(v.start for s, v in items if s == value) for value in stored]
+        conds.append(Cond(Col(table, column), op, stored, negated, text, pos, parts))
     return conds, notes, penalty
 
 
@@ -143,49 +145,6 @@ def _negated(tokens: list[Token], start: int) -> bool:
     return any(w in _NEGATIONS for w in window) or "n't" in " ".join(window)
 
 
-def numeric_conditions(
-    cues: list[NumCue], mentions: list[Mention], res: Resolver, tokens: list[Token], used: set[int]
-) -> tuple[list[Cond], list[tuple[NumCue, str]]]:
-    """WHERE conditions on numeric columns, and (cue, counted table) pairs for HAVING."""
-    conds: list[Cond] = []
-    having: list[tuple[NumCue, str]] = []
-    for cue in cues:
-        inside = [
-            m
-            for m in mentions
-            if cue.gap and cue.gap[0] <= m.start < cue.gap[1] and m.start not in used
-        ]
-        col = res.column(inside[0], ("number",)) if inside else None
-        if col is not None:
-            used.add(inside[0].start)
-            conds.append(_num_cond(col, cue))
-            continue
-        before = adjacent_before(mentions, tokens, cue.start, used)
-        col = res.column(before, ("number",)) if before else None
-        if col is not None:
-            used.add(before.start)
-            conds.append(_num_cond(col, cue))
-            continue
-        after = adjacent_after(mentions, tokens, cue.end, used)
-        table = res.table(after) if after else None
-        if table is not None:
-            used.add(after.start)
-            having.append((cue, table))
-            continue
-        col = res.column(after, ("number",)) if after else None
-        if col is None:
-            raise Unclear(f"could not tell which column '{cue.text}' applies to")
-        used.add(after.start)
-        conds.append(_num_cond(col, cue))
-    return conds, having
-
-
-def _num_cond(target, cue: NumCue) -> Cond:
-    if cue.op == "between":
-        return Cond(target, "between", [cue.value, cue.high], text=cue.text)
-    return Cond(target, cue.op, [cue.value], text=cue.text)
-
-
 def date_conditions(
     dates: list[DateCond],
     mentions: list[Mention],
@@ -201,6 +160,7 @@ def date_conditions(
     for d in dates:
         first = min(d.tokens) if d.tokens else 0
         col = _date_column(mentions, res, root, tokens, first, used, words, notes)
+        start = len(conds)  # the index of this date's condition
         if d.part:
             conds.append(Cond(Part(d.part, col), "=", [d.part_value], text=d.text))
         elif res.idx.kind(col.table, col.column) == "number":
@@ -214,6 +174,7 @@ def date_conditions(
                     text=d.text,
                 )
             )
+        conds[start].pos = first
     return conds
 
 

@@ -7,7 +7,7 @@ token indices it used.
 
 from __future__ import annotations
 
-from nl2sql.reasoning.offline.lexicon import PLAIN_MEASURES, SUPERLATIVE_MEASURES
+from nl2sql.reasoning.offline.lexicon import FILLER, PLAIN_MEASURES, SUPERLATIVE_MEASURES
 from nl2sql.reasoning.offline.text import Token
 
 _COUNT_LEADS = frozenset(
@@ -87,7 +87,12 @@ def count_cue(tokens: list[Token], skip: set[int] = frozenset()) -> tuple[int, i
         if pair == ("how", "many"):
             return i, i + 2
         prev = tokens[i - 1] if i > 0 else None
-        after_noun = prev is not None and prev.kind == "word" and prev.low not in _COUNT_LEADS
+        after_noun = (
+            prev is not None
+            and prev.kind == "word"
+            and prev.low not in _COUNT_LEADS
+            and prev.low not in FILLER  # "the corresponding number of people"
+        )
         if pair in (("number", "of"), ("count", "of"), ("counts", "of")) and not after_noun:
             return i, i + 2
         if tok.low == "count" and (i == 0 or pair[1:] in (("the",), ("all",))):
@@ -207,8 +212,15 @@ def order_cue(tokens: list[Token]) -> tuple[int, int, str | None] | None:
             "alphabetically",
             "alphabetical",
         ):
-            return i, i + 1, "desc" if pair[0] in DESC_WORDS else "asc"
+            end = i + 1
+            # "in ascending alphabetical order of the author's name": the key follows "of"/"by"
+            while end < len(tokens) and tokens[end].low in _ORDER_FILLER:
+                end += 1
+            return i, end, "desc" if pair[0] in DESC_WORDS else "asc"
     return None
+
+
+_ORDER_FILLER = {"alphabetical", "alphabetically", "order", "of", "by", "the", "their", "its"}
 
 
 def _direction(tokens: list[Token], start: int) -> str | None:
@@ -231,12 +243,25 @@ _LOW = {"low", "lowest", "small", "smallest", "least", "min", "minimum", "fewest
 
 
 def scale_span(tokens: list[Token]) -> list[int]:
-    """Token indices of "from <scale word> to <scale word>" ("from old to young")."""
-    for k in range(len(tokens) - 3):
-        a, b, c, d = (t.low for t in tokens[k : k + 4])
-        if a == "from" and c == "to" and scale_direction(b) and scale_direction(d):
-            return [k, k + 1, k + 2, k + 3]
+    """Token indices of "from (the) <scale word> to (the) <scale word>" ("from old to young")."""
+    for k, tok in enumerate(tokens):
+        if tok.low != "from":
+            continue
+        words = [t for t in tokens[k + 1 : k + 7] if t.low != "the"][:3]
+        if len(words) == 3 and words[1].low == "to":
+            if scale_direction(words[0].low) and scale_direction(words[2].low):
+                return list(range(k, words[2].index + 1))
     return []
+
+
+def scale_order(tokens: list[Token]) -> tuple[int, str, tuple[str, ...] | None] | None:
+    """ "from the oldest to the youngest": (index, direction, measure stems of the adjective)."""
+    span = scale_span(tokens)
+    if not span:
+        return None
+    first = next(t for t in tokens[span[0] + 1 :] if t.low != "the")
+    measure = ADJ_MEASURES.get(first.low)
+    return span[-1] + 1, scale_direction(first.low) or "asc", measure[0] if measure else None
 
 
 def scale_direction(word: str) -> str | None:

@@ -132,10 +132,11 @@ def _year_context(tokens: list[Token], i: int) -> bool:
     """A bare 4-digit number is a year after a date preposition or the word 'year'."""
     prev = _at(tokens, i - 1)
     prev2 = _at(tokens, i - 2)
-    lead = {"in", "during", "of", "for", "year", "within", "throughout", "and", "to", "from", "on"}
+    lead = {"in", "during", "of", "for", "year", "within", "throughout", "and", "to", "from", "on",
+            "or"}  # fmt: skip
     lead |= _BEFORE | _AFTER | {"between"}
     if prev is not None and prev.low in lead:
-        if prev.low not in ("and", "to"):
+        if prev.low not in ("and", "to", "or"):
             return True
         return prev2 is not None and (_year(prev2) is not None or prev2.low in ("prior", "up"))
     return prev is not None and prev.low == "the" and prev2 is not None and prev2.low in lead
@@ -151,8 +152,23 @@ def find_dates(tokens: list[Token]) -> list[DateCond]:
             i += 1
             continue
         cond, i = _with_preposition(tokens, i, p)
-        out.append(cond)
+        out.append(_open_ended(tokens, cond, i))
+        i += 2 if out[-1] is not cond else 0
     return out
+
+
+def _open_ended(tokens: list[Token], cond: DateCond, i: int) -> DateCond:
+    """ "2014 or after" / "2014 or later": from the period's start on; "or before": up to its end."""
+    words = tuple(t.low for t in tokens[i : i + 2])
+    if cond.start is None or cond.end is None or len(words) < 2 or words[0] != "or":
+        return cond
+    used = cond.tokens + (i, i + 1)
+    text = f"{cond.text} {tokens[i].text} {tokens[i + 1].text}"
+    if words[1] in ("after", "later", "since", "onwards", "more"):
+        return DateCond(used, text, cond.start, None)
+    if words[1] in ("before", "earlier"):
+        return DateCond(used, text, None, cond.end)
+    return cond
 
 
 def _with_preposition(tokens: list[Token], i: int, p: tuple) -> tuple[DateCond, int]:

@@ -2,7 +2,7 @@
 
 A question is split in two when it says "compare A with/to/and/versus B" (a `compare` group) or
 "A along with / as well as / together with B" or "A and <the number|total|average … of> B" (a
-`join` group). A shared group phrase ("for each district", "per district", "by district") is appended to
+`join` group) — the latter only when no datasource plans the question as a whole. A shared group phrase ("for each district", "per district", "by district") is appended to
 both parts, so each intent reads "number of loans per district". Each part goes to the datasource
 whose schema plans it with the highest confidence (ties: the resolver's order); the join keys are
 the parts' grouped output column names, read from those trial plans (`district_name` ↔ `district`).
@@ -23,7 +23,7 @@ from nl2sql.pipeline.nodes.decomposer.schemas import (
 )
 from nl2sql.plan import Aggregate, PlanModel
 from nl2sql.reasoning.offline.answerability import link_score
-from nl2sql.reasoning.offline.index import IndexCache
+from nl2sql.reasoning.offline.cache import IndexCache
 from nl2sql.reasoning.offline.linking import link
 from nl2sql.reasoning.offline.planner import Outcome
 from nl2sql.reasoning.offline.scan import scan
@@ -38,11 +38,23 @@ def decompose(
 ) -> DecomposerResponse:
     """Sub-queries and combine groups for `question` over the allowed datasources."""
     split = split_question(question)
+    if (
+        split is not None
+        and split.operation == "join"
+        and _plans_whole(question, datasources, planner)
+    ):
+        split = None  # "the name of each author, along with its id and …" is one query
     if split is not None and datasources:
         response = _two_parts(split, datasources, planner)
         if response is not None:
             return response
     return _single(question, datasources, cache)
+
+
+def _plans_whole(
+    question: str, datasources: Mapping[str, SchemaSnapshot], planner: Planner
+) -> bool:
+    return any(planner(question, snap).plan is not None for snap in datasources.values())
 
 
 def _single(

@@ -2,24 +2,26 @@
 
 It holds the phrase forms of every table and column (normalized word tuples → elements with a
 strength), the sample values of text columns, each table's label columns and date columns, and the
-foreign-key edges. `IndexCache` keeps the indexes of recent snapshots, keyed by datasource id,
-structural fingerprint and a digest of the samples, so planning a question costs dictionary look-ups.
+foreign-key edges. `cache.IndexCache` keeps the indexes of recent snapshots, so planning a question
+costs dictionary look-ups; `naming.py` reads identifiers into words and columns into kinds.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from nl2sql.reasoning.offline.lexicon import MEASURE_WORDS
-from nl2sql.reasoning.offline.text import STOP, canon, split_identifier
+from nl2sql.reasoning.offline.lexicon import MEASURE_WORDS, PLACE_NOUNS
+from nl2sql.reasoning.offline.naming import (
+    DATE_WORDS,
+    column_kind,
+    derived_base,
+    expand_abbreviations,
+    normalize_value,
+    words_of,
+)
+from nl2sql.reasoning.offline.text import canon, split_identifier
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
-_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_DATE_WORDS = {"dat", "time", "timestamp", "day"}
 _LABEL_WORDS = ("nam", "titl", "label")
 _MAX_VALUE_WORDS = 6
 _GENERIC_SUFFIXES = {
@@ -59,47 +61,6 @@ class FKEdge:
     rank: tuple[
         int, int
     ]  # (position of src in the snapshot, position of the FK): declaration order
-
-
-def words_of(name: str) -> tuple[str, ...]:
-    """Normalized content words of an identifier or a label."""
-    return tuple(canon(w) for w in split_identifier(name) if w not in STOP)
-
-
-def column_kind(col: Column) -> str:
-    """text | number | date | bool | other — what the engine may do with a column."""
-    t = col.type.upper()
-    if "BOOL" in t:
-        return "bool"
-    if col.is_temporal:
-        return "date"
-    if col.is_text and _numeric_samples(col.samples):
-        return "number"  # SQLite TEXT columns often hold numbers; compare them as numbers
-    if col.is_text:
-        named_like_date = bool(_DATE_WORDS & set(words_of(col.name))) or col.name.lower().endswith(
-            "_at"
-        )
-        iso = bool(col.samples) and all(_ISO_DAY.match(s) for s in col.samples)
-        return "date" if named_like_date and (iso or not col.samples) or iso else "text"
-    if col.is_numeric:
-        return "number"
-    return "other"
-
-
-_NULL_LIKE = {"", "null", "none", "na", "n/a", "nan", "-", "?"}
-
-
-def _numeric_samples(samples: list[str]) -> bool:
-    """True when the sampled values are numbers (null markers aside)."""
-    values = [s.strip() for s in samples if s.strip().lower() not in _NULL_LIKE]
-    if not values:
-        return False
-    try:
-        for v in values:
-            float(v.replace(",", ""))
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass
@@ -174,18 +135,14 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     if len(tw) >= 2:
         _add(idx, tw[-1:], Element(key, None, 0.7, "head"))
     if len(tw) >= 2 and tw[-1] in _GENERIC_SUFFIXES:
-        _add(idx, tw[:-1], Element(key, None, 0.8, "short"))  # "cars_data" is about cars
+        _add(idx, tw[:-1], Element(key, None, 0.8, "short"))  # "books_data" is about books
     fk_cols = {c.lower() for fk in table.foreign_keys for c in fk.columns}
     pk_cols = {c.lower() for c in table.primary_key} | {
         c.name.lower() for c in table.columns if c.primary_key
     }
     idx.keys[key] = {c.name for c in table.columns if c.name.lower() in fk_cols | pk_cols}
-    # words of this table's name and of the tables it references, for abbreviations (`StuID`)
-    full = tw + tuple(
-        w
-        for fk in table.foreign_keys
-        for w in words_of(fk.ref_table.split(".")[-1])
-    )
+    # words of this table's name and of the tables it references, for abbreviations (`CustID`)
+    full = tw + tuple(w for fk in table.foreign_keys for w in words_of(fk.ref_table.split(".")[-1]))
     for col in table.columns:
         _index_column(idx, key, tw, col, full)
     idx.labels[key] = _labels(idx, key, tw)
@@ -211,17 +168,17 @@ def _index_column(
             if set(nouns) & set(expanded) and word not in expanded:
                 _add(idx, (word,), Element(key, col.name, 0.6, "measure"))  # "weigh" -> weight
     if idx.kinds[(key, col.name)] == "text":
+        if set(expanded) & _PLACES and (_PLACE,) != expanded:
+            _add(idx, (_PLACE,), Element(key, col.name, 0.6, "place"))  # "each place", "where"
         _index_samples(idx, key, col)
+    for word in expanded:
+        base = derived_base(word)
+        if base and len(cw) == 1:
+            _add(idx, (base,), Element(key, col.name, 0.6, "head"))  # "membership" -> "member"
 
 
-def expand_abbreviations(words: tuple[str, ...], full: tuple[str, ...]) -> tuple[str, ...]:
-    """Column words that abbreviate a word of the table names around them: `StuID` of Student
-    reads "student id", `ContId` of continents "continent id" (a unique prefix of 3+ letters)."""
-    out = []
-    for w in words:
-        hits = {f for f in full if len(w) >= 3 and len(f) > len(w) and f.startswith(w)}
-        out.append(hits.pop() if len(hits) == 1 and w not in full else w)
-    return tuple(out)
+_PLACES = {canon(w) for w in PLACE_NOUNS}
+_PLACE = canon("place")
 
 
 def _index_forms(
@@ -242,9 +199,9 @@ def _index_forms(
         )  # "staff number" ↔ number_of_staff
     for size in range(2, len(cw)):
         for start in (0, len(cw) - size):
-            # "net worth" names `net_worth_millions`
+            # "net price" names `net_price_eur`
             _add(idx, cw[start : start + size], Element(key, col.name, 0.7, "part"))
-    if len(cw) >= 2 and cw[-1] in _DATE_WORDS | {"at", "on"}:
+    if len(cw) >= 2 and cw[-1] in DATE_WORDS | {"at", "on"}:
         # "opened" names `opened_date`, "created" names `created_at`
         _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
 
@@ -261,11 +218,6 @@ def _index_samples(idx: SchemaIndex, key: str, col: Column) -> None:
             bucket.append((key, col.name, sample))
 
 
-def normalize_value(text: str) -> str:
-    """Case- and space-insensitive form of a value, for matching question words to data."""
-    return " ".join(str(text).lower().split())
-
-
 def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
     """The columns that name a row of `key` (e.g. `book_title`, or `given_name` + `family_name`)."""
     table = idx.tables[key]
@@ -274,7 +226,8 @@ def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
         for c in table.columns
         if idx.kinds[(key, c.name)] == "text" and c.name not in idx.keys[key]
     ]
-    same = [c.name for c in texts if idx.col_words[(key, c.name)] == tw]
+    # a column named like the table ("title" of titles, "brand" of car_brands) names its rows
+    same = [c.name for c in texts if idx.col_words[(key, c.name)] in (tw, tw[-1:])]
     if same:
         return same[:1]
     for word in _LABEL_WORDS:
@@ -300,40 +253,3 @@ def _index_edges(idx: SchemaIndex) -> None:
             idx.edges.append(
                 FKEdge(table.key, tuple(fk.columns), ref.key, tuple(fk.ref_columns), (pos, k))
             )
-
-
-class IndexCache:
-    """Recent snapshot indexes, keyed by datasource id + fingerprint + samples digest."""
-
-    def __init__(self, size: int = 16):
-        self._size = size
-        self._items: OrderedDict[tuple[str, str, str], SchemaIndex] = OrderedDict()
-        self._lock = threading.Lock()  # sub-queries are planned in parallel threads
-
-    def get(self, snapshot: SchemaSnapshot) -> SchemaIndex:
-        """The index of `snapshot`, built on first use."""
-        key = (snapshot.datasource_id, snapshot.fingerprint, _samples_digest(snapshot))
-        with self._lock:
-            return self._get(key, snapshot)
-
-    def _get(self, key: tuple[str, str, str], snapshot: SchemaSnapshot) -> SchemaIndex:
-        found = self._items.get(key)
-        if found is None:
-            found = build_index(snapshot)
-            self._items[key] = found
-            if len(self._items) > self._size:
-                self._items.popitem(last=False)
-        else:
-            self._items.move_to_end(key)
-        return found
-
-
-def _samples_digest(snapshot: SchemaSnapshot) -> str:
-    # The fingerprint ignores samples and descriptions; the index depends on both.
-    h = hashlib.sha1()
-    for t in snapshot.tables:
-        h.update((t.original_name or "").encode())
-        for c in t.columns:
-            h.update(b"\x1f".join(s.encode() for s in c.samples))
-            h.update((c.original_name or "").encode() + b"\x1e")
-    return h.hexdigest()[:16]

@@ -59,7 +59,8 @@ def _nouns(adjective: str) -> tuple[str, ...]:
 
 #: superlative -> (measure stems, direction): "oldest" -> (("age",), "desc")
 SUPERLATIVE_MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
-    word: (_nouns(adj), "asc" if adj in _LOW else "desc") for word, adj in _SUPERLATIVE_FORMS.items()
+    word: (_nouns(adj), "asc" if adj in _LOW else "desc")
+    for word, adj in _SUPERLATIVE_FORMS.items()
 }
 #: comparative -> (measure stems, operator): "heavier" -> (("weight",), ">")
 COMPARATIVE_MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
@@ -78,8 +79,27 @@ MEASURE_WORDS: dict[str, tuple[str, ...]] = {
         "cost": ("cost", "price"),
         "worth": ("worth", "value"),
         "earn": ("earning", "income", "salary"),
+        "aged": ("age",),
+        "born": ("birth",),
+        "sell": ("sale",),
     }.items()
 }
+
+#: units after a number name the measure: "3 years old" -> age, "10 lbs" -> weight
+UNITS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("years", "old"): ("age",),
+    ("year", "old"): ("age",),
+    ("years", "of", "age"): ("age",),
+    ("lbs",): ("weight",),
+    ("lb",): ("weight",),
+    ("pounds",): ("weight",),
+    ("kg",): ("weight",),
+    ("kilograms",): ("weight",),
+    ("dollars",): ("price", "cost"),
+}
+PLACE_NOUNS = frozenset(
+    "location city town country place address region area site venue birthplace".split()
+)
 
 #: verbs that relate two entities; the foreign-key join expresses them
 RELATION_VERBS = frozenset(
@@ -87,10 +107,12 @@ RELATION_VERBS = frozenset(
     for w in """
     own have hold keep raise produce make manufacture build design create develop publish write
     compose sing perform play direct star act host organize arrange teach take attend enroll
-    register visit buy purchase sell order pay ship deliver supply provide serve treat employ hire
+    register buy purchase sell order pay deliver supply provide serve treat employ hire
     work manage lead run live stay belong contain include involve cause lose win join participate
     affiliate associate assign appear release record issue sponsor fund support open found locate
-    base come happen occur take place use cover located stored receive get give end go
+    base come happen occur take use cover located stored receive get give end go borrow
+    lend rent book reserve review rate follow study graduate prescribe travel depart arrive
+    share award marry born see watch read listen speak submit apply admit
     """.split()
 )
 

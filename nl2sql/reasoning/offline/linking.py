@@ -16,11 +16,12 @@ Rules, in order (each consumes its words):
 from __future__ import annotations
 
 from nl2sql.reasoning.base import ValueLookup
-from nl2sql.reasoning.offline.index import SchemaIndex, normalize_value
+from nl2sql.reasoning.offline.index import SchemaIndex
 from nl2sql.reasoning.offline.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.mentions import Linking, Mention, ValueMatch, looks_like_value
-from nl2sql.reasoning.offline.text import FRAME, STOP, Token
+from nl2sql.reasoning.offline.naming import normalize_value
+from nl2sql.reasoning.offline.text import FRAME, IRREGULAR_FORMS, STOP, Token, canon
 
 __all__ = ["Linking", "Mention", "ValueMatch", "link"]
 
@@ -33,6 +34,8 @@ def link(
     used = set(consumed)
     _quoted(tokens, idx, used, out)
     _sample_values(tokens, idx, used, out)
+    _where(tokens, idx, used, out)
+    _acronyms(tokens, idx, used, out)
     _schema(tokens, idx, used, out)
     rest = [t for t in tokens if t.index not in used and t.kind == "word" and t.low not in STOP]
     if lookup is not None:
@@ -41,6 +44,8 @@ def link(
     out.lexical = [t for t in rest if t.index not in used and is_lexical(t)]
     used.update(t.index for t in out.lexical)
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
+    if tokens and tokens[0].low == "where" and 0 not in used:
+        out.unexplained.insert(0, tokens[0])  # "where …?" with no place column to answer it
     out.value_like = [t for t in out.unexplained if looks_like_value(tokens, t)]
     out.values.sort(key=lambda v: v.start)
     return out
@@ -49,6 +54,32 @@ def link(
 def is_lexical(tok: Token) -> bool:
     """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
     return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
+
+
+def _where(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    """ "Where is X from?" asks for a place column (location, city, country, address …)."""
+    places = idx.phrases.get((canon("place"),))
+    if tokens and tokens[0].low == "where" and places and 0 not in used:
+        out.mentions.append(Mention(0, 1, tokens[0].text, list(places)))
+        used.add(0)
+
+
+def _acronyms(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    """ "kilowatt hours" names a column called `kwh`: the initials of 2–4 consecutive words."""
+    for size in (4, 3, 2):
+        for i in range(len(tokens) - size + 1):
+            span = tokens[i : i + size]
+            if any(t.kind != "word" or t.index in used for t in span):
+                continue
+            initials = "".join(t.low[0] for t in span)
+            found = [
+                e
+                for e in idx.phrases.get((initials,), [])
+                if e.form == "name" and e.column and e.column.lower() == initials
+            ]
+            if found:
+                out.mentions.append(Mention(i, i + size, " ".join(t.text for t in span), found))
+                used.update(t.index for t in span)
 
 
 def _quoted(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
@@ -94,8 +125,30 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
         i = hit.end
 
 
+# Words that never name a table or column, whatever the schema ("not" must not read `note`).
+NEVER_LINK = frozenset("not no never none nor neither without except excluding".split())
+
+
+_REQUESTS = frozenset("list show give find display return get tell count name sort order".split())
+
+
+def _request_verb(tokens: list[Token], tok: Token) -> bool:
+    """ "List …", "… ? Show …": a request verb opening a sentence names nothing in the schema."""
+    if tok.low not in _REQUESTS:
+        return False
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    return prev is None or prev.kind == "punct" or tok.text[:1].isupper()
+
+
 def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
-    seq = [t for t in tokens if t.kind == "word" and t.low not in STOP]
+    seq = [
+        t
+        for t in tokens
+        if t.kind == "word"
+        and t.low not in STOP
+        and t.low not in NEVER_LINK
+        and not _request_verb(tokens, t)
+    ]
     i = 0
     while i < len(seq):
         size = _longest_phrase(tokens, seq, i, idx, used)
@@ -122,11 +175,32 @@ def _longest_phrase(tokens, seq: list[Token], i: int, idx: SchemaIndex, used: se
 
 def _elements(idx: SchemaIndex, span: list[Token]):
     """The schema elements a span names. A lone frame word ("list", "number", "show") names only
-    an element called exactly so, never one it is merely a part of (`model_list`)."""
+    an element called exactly so, never one it is merely a part of (`price_list`)."""
     elements = idx.phrases.get(tuple(t.canon for t in span), [])
+    if len(span) == 1 and is_verb_form(span[0]):
+        # "cars were made" does not name a `make` column; "opened" may name `opened_date` and
+        # "priced between 10 and 20" the price: a verb names a measure or a date, never a label
+        return [
+            e
+            for e in elements
+            if e.column
+            and (
+                e.form == "measure"
+                or idx.kind(e.table, e.column) == "date"
+                or (idx.kind(e.table, e.column) == "number" and e.form in ("name", "original"))
+            )
+        ]
     if len(span) == 1 and span[0].low in FRAME:
         return [e for e in elements if e.score >= 0.85]
     return elements
+
+
+def is_verb_form(tok: Token) -> bool:
+    """A past form ("produced", "made") — a verb of the question rather than a noun of it."""
+    low = tok.low
+    return (low in IRREGULAR_FORMS) or (
+        len(low) > 4 and low.endswith("ed") and not low.endswith("eed")
+    )
 
 
 def _contiguous(tokens: list[Token], span: list[Token]) -> bool:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from nl2sql.reasoning.base import ValueLookup
-from nl2sql.reasoning.offline.index import SchemaIndex, normalize_value
+from nl2sql.reasoning.offline.index import SchemaIndex
 from nl2sql.reasoning.offline.mentions import Linking, ValueMatch, looks_like_value, spans
+from nl2sql.reasoning.offline.naming import normalize_value
 from nl2sql.reasoning.offline.text import FRAME
 
 _MAX_LOOKUPS = 40

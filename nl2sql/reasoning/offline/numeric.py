@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from nl2sql.reasoning.offline.lexicon import COMPARATIVE_MEASURES
 from nl2sql.reasoning.offline.text import Token
 
 _COMPARATORS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -45,6 +46,12 @@ _COMPARATORS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("equals",), "="),
     (("exactly",), "="),
 )
+# "heavier than 10", "younger than 30": the comparative also names the measure (lexicon)
+_COMPARATORS += tuple(
+    ((word, "than"), op)
+    for word, (_, op) in COMPARATIVE_MEASURES.items()
+    if (word, "than") not in dict(_COMPARATORS)
+)
 _COMPARATIVES = {
     "greater": ">",
     "more": ">",
@@ -60,6 +67,7 @@ _COMPARATIVES = {
     "younger": "<",
     "shorter": "<",
     "cheaper": "<",
+    **{word: op for word, (_, op) in COMPARATIVE_MEASURES.items()},
 }
 _OPS = {">": ">", ">=": ">=", "<": "<", "<=": "<=", "=": "=", "!=": "!=", "<>": "!="}
 _TRAILING = {
@@ -83,6 +91,21 @@ class NumCue:
     end: int  # after the last number
     text: str
     gap: tuple[int, int] | None = None  # words between comparator and number ("above age 20")
+    measure: tuple[str, ...] = ()  # the measure a comparative names ("older" -> age)
+    nested: str | None = None  # "above the average": compare with avg|min|max of the column
+
+
+NESTED_AGGS = {"average": "avg", "avg": "avg", "mean": "avg", "maximum": "max", "max": "max",
+               "minimum": "min", "min": "min"}  # fmt: skip
+
+
+def _nested_at(tokens: list[Token], k: int) -> tuple[str, int] | None:
+    """ "(the) average" at token k: (aggregate, index after it)."""
+    if k < len(tokens) and tokens[k].low == "the":
+        k += 1
+    if k < len(tokens) and tokens[k].low in NESTED_AGGS:
+        return NESTED_AGGS[tokens[k].low], k + 1
+    return None
 
 
 def _words(tokens: list[Token], i: int, n: int) -> tuple[str, ...]:
@@ -102,6 +125,8 @@ def find_numeric(tokens: list[Token], taken: set[int]) -> list[NumCue]:
         if cue is None:
             i += 1
             continue
+        if tokens[i].low in COMPARATIVE_MEASURES:
+            cue = replace(cue, measure=COMPARATIVE_MEASURES[tokens[i].low][0])
         cues.append(cue)
         gap = range(*cue.gap) if cue.gap else range(0)
         taken.update(k for k in range(cue.start, cue.end) if k not in gap)
@@ -131,6 +156,9 @@ def _cue_at(tokens: list[Token], i: int, taken: set[int]) -> NumCue | None:
             value = _num(tokens, k)
             if value is not None and k not in taken:
                 return NumCue(op, value, None, i, k + 1, text(i, k + 1))
+            nested = _nested_at(tokens, k)
+            if nested is not None:  # "older than (the) average"
+                return NumCue(op, 0, None, i, nested[1], text(i, nested[1]), nested=nested[0])
             return _gapped(tokens, i, k, op, taken, need_than=False)
     if tokens[i].low in _COMPARATIVES:
         return _gapped(tokens, i, i + 1, _COMPARATIVES[tokens[i].low], taken, need_than=True)
@@ -153,6 +181,10 @@ def _gapped(
         if need_than:
             if tokens[j].low != "than":
                 continue
+            nested = _nested_at(tokens, j + 1)
+            if nested is not None:  # "a greater weight than the average"
+                text = " ".join(t.text for t in tokens[i : nested[1]])
+                return NumCue(op, 0, None, i, nested[1], text, (k, j), nested=nested[0])
             value = _num(tokens, j + 1)
             if value is None or tokens[j + 1].kind != "number":
                 return None

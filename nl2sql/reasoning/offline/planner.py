@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nl2sql.plan import ColumnRef, PlanModel, walk
+from nl2sql.plan import Aggregate, ColumnRef, PlanModel, walk
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.builder import PlanBuilder
 from nl2sql.reasoning.offline.index import SchemaIndex
@@ -63,6 +63,7 @@ def plan_question(
         words = {t.canon for t in s.tokens if t.kind == "word"}
         builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
         plan = builder.build(q)
+        _check_grouping(plan)
     except (Unclear, JoinError) as exc:
         return _refuse(f"could not plan: {exc}", linking)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
@@ -83,7 +84,8 @@ def _precheck(text: str, s: Scan, linking: Linking) -> None:
     bad_days = [t.text for t in s.tokens if t.kind == "date" and t.index not in s.taken]
     if bad_days:
         raise Unclear(f"'{bad_days[0]}' is not a valid date")
-    if two_parts(text) is not None:
+    parts = two_parts(text)
+    if parts is not None and parts.operation == "compare":
         raise Unclear(
             "the question has two parts to compare or join; it needs one sub-query per part"
         )
@@ -93,22 +95,44 @@ def _precheck(text: str, s: Scan, linking: Linking) -> None:
         raise Unclear(f"{words} matches no table, column or stored value")
 
 
+def _check_grouping(plan: PlanModel) -> None:
+    """Unclear when a plain column sits beside aggregates without being grouped: the shapes
+    should never produce it, and an invalid plan must not reach the database."""
+    for p in [n for n in walk(plan) if isinstance(n, PlanModel)]:
+        has_agg = p.group_by or any(
+            isinstance(n, Aggregate) for item in p.select for n in walk(item.expr)
+        )
+        if not has_agg:
+            continue
+        grouped = {g.model_dump_json() for g in p.group_by}
+        for item in p.select:
+            if not any(isinstance(n, Aggregate) for n in walk(item.expr)) and (
+                item.expr.model_dump_json() not in grouped
+            ):
+                raise Unclear(
+                    f"could not tell how '{item.alias or 'a column'}' relates to the aggregate"
+                )
+
+
 def _refuse(message: str, linking: Linking | None = None) -> Outcome:
     return Outcome(None, 0.0, message, linking=linking)
 
 
 def _check_nested(s: Scan) -> None:
+    """Refuse comparisons with a nested query other than an aggregate of the same column."""
+    nested = {i for c in s.nums if c.nested for i in range(c.start, c.end)}
     for a, b in zip(s.tokens, s.tokens[1:], strict=False):
+        if a.index in nested:
+            continue
         if a.low == "than" and b.low in ("the", "that", "those", "any", "all", "each", "every"):
             raise Unclear(f"comparing with '{a.text} {b.text} …' (a nested query) is not supported")
-        if a.low == "either":
-            raise Unclear("'either … or …' combines two conditions with OR; not supported")
         nxt = b.low if b.low != "the" else ""
         if a.low in _NESTED and nxt in ("average", "avg", "mean", "total", "maximum", "minimum"):
             raise Unclear(f"comparing with '{a.text} {b.text} …' (a nested query) is not supported")
     for a, b, c in zip(s.tokens, s.tokens[1:], s.tokens[2:], strict=False):
         if (
-            a.low in _NESTED
+            a.index not in nested
+            and a.low in _NESTED
             and b.low == "the"
             and c.low in ("average", "avg", "mean", "total", "maximum", "minimum")
         ):
@@ -150,7 +174,9 @@ def _reasoning(q: Query, linking: Linking, notes: list[str]) -> str:
     shown = [_show(t) for t, _ in q.select] or ["*"]
     parts.append("select " + ", ".join(shown))
     conds = [
-        f"{_show(c.target)} {'not ' if c.negated else ''}{c.op} {c.values}"
+        f"OR of '{c.text}'"
+        if c.op == "or"
+        else f"{_show(c.target)} {'not ' if c.negated else ''}{c.op} {c.values}"
         + (f" (from '{c.text}')" if c.text else "")
         for c in q.where + q.having
     ]

@@ -12,16 +12,17 @@ from nl2sql.reasoning.offline import cues as C
 from nl2sql.reasoning.offline.conditions import adjacent_after
 from nl2sql.reasoning.offline.joins import JoinError, connect
 from nl2sql.reasoning.offline.linking import Mention
-from nl2sql.reasoning.offline.roles import Roles
+from nl2sql.reasoning.offline.ordering import Ordering
 from nl2sql.reasoning.offline.spec import Agg, Col, Query, Unclear
 
 _ENTITY_LEADS = frozenset(
     "which who whose list show name find give display return get identify what".split()
 )
 _BE = {"is", "was", "are", "were", "'s"}
+_TOTALS = {"total", "totals", "overall", "combined", "altogether", "cumulative", "sum"}
 
 
-class Ranking(Roles):
+class Ranking(Ordering):
     """The ranking shape; `Analyzer` adds the others."""
 
     def _ranks_entities(self, sup, measure_m: Mention | None) -> bool:
@@ -43,15 +44,24 @@ class Ranking(Roles):
             measure, m_m = self._rank_measure(sup)
         entity_m = self._entity(limit_i, sup, m_m)
         entity = self.group_target(entity_m)
+        self.res.entity = entity if isinstance(entity, str) else entity.table
         if measure is None:
             measure = self._adjective_measure(sup, entity)
         if measure is None:
             raise Unclear("could not tell what to rank by")
         direction = sup[0] if sup is not None else (limit_dir or "desc")
         etable = entity.table if isinstance(entity, Col) else entity_m and self.res.table(entity_m)
-        if isinstance(measure, Col) and (
-            measure.table == etable or self._attribute_of(etable, measure.table)
+        if (
+            etable
+            and isinstance(measure, Col)
+            and (
+                measure.table == etable
+                or self._attribute_of(etable, measure.table)
+                or not any(t.low in _TOTALS for t in self.tokens)
+            )
         ):
+            # "the member who paid the biggest fee": the single largest value ranks;
+            # only "the largest total fee" sums each entity's values
             return self._plain_ranking(entity, etable, measure, direction, limit or 1)
         if isinstance(measure, Col):
             measure = Agg("sum", measure.table, measure)
@@ -100,10 +110,21 @@ class Ranking(Roles):
                 return found, m
         if sup is not None and sup[2] is None and self.tokens[sup[1]].low not in ("top", "bottom"):
             m = self.next_mention(sup[1] + 1, within=3)
-            found = self._measure_of(m) if m is not None else None
+            counted = m is not None and self._counted_noun(sup, m)
+            found = counted or (self._measure_of(m) if m is not None else None)
             if found is not None:
                 return found, m
         return None, None
+
+    def _counted_noun(self, sup, m: Mention) -> Agg | None:
+        """ "the most awards": a noun after most/fewest that only loosely names a column counts
+        the rows of that column's table."""
+        if self.tokens[sup[1]].low not in ("most", "fewest", "least") or self.res.table(m):
+            return None
+        if m.candidates[0].score >= 0.85 or not self.tokens[m.end - 1].low.endswith("s"):
+            return None
+        self.used.add(m.start)
+        return Agg("count", m.candidates[0].table)
 
     def _measure_of(self, m: Mention) -> Col | Agg | None:
         col = self.res.column(m, ("number", "date"))
@@ -124,6 +145,10 @@ class Ranking(Roles):
             if m is not None:
                 return m
         free = [m for m in self.mentions if m.start not in self.used and m is not measure_m]
+        if sup is not None and sup[2] == ("@count",):  # "the most common genre"
+            after = self.next_mention(sup[1] + 2, within=1, exclude=measure_m)
+            if after is not None:
+                return after
         if sup is not None:
             after = self.next_mention(sup[1] + 1, within=1, exclude=measure_m)
             if after is not None and self.res.table(after):
@@ -140,15 +165,11 @@ class Ranking(Roles):
         table = entity.table if isinstance(entity, Col) else entity
         if sup[2] == ("@count",):
             return Agg("count", table)
-        for t in dict.fromkeys([table] + self.res.context):
-            if sup[2] == ("@date",):
+        if sup[2] == ("@date",):
+            for t in dict.fromkeys([table] + self.res.context):
                 dates = self.idx.date_columns(t)
                 if dates:
                     return Col(t, dates[0])
-                continue
-            for c in self.idx.tables[t].columns:
-                if self.idx.kind(t, c.name) == "number" and set(sup[2]) & set(
-                    self.idx.col_words[(t, c.name)]
-                ):
-                    return Col(t, c.name)
-        return None
+            return None
+        # "the tallest poker player": the height may live in the row the player references
+        return self.res.measure_column(sup[2], [table])

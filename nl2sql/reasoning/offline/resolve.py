@@ -12,14 +12,20 @@ from collections import deque
 from nl2sql.reasoning.offline.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.linking import Mention
 from nl2sql.reasoning.offline.spec import Col, Unclear
+from nl2sql.reasoning.offline.text import canon
 
-_NEAR = 0.15  # candidates this close to the best score compete with it ("age" → pet_age of pets)
+_GENERIC_WORDS = {canon(w) for w in ("id", "ids", "name", "names")}
+_ID = canon("id")
+_NEAR = (
+    0.15  # candidates this close to the best score compete with it ("price" → list_price of items)
+)
 
 
 class Resolver:
     def __init__(self, idx: SchemaIndex, context: list[str]):
         self.idx = idx
         self.context = list(context)
+        self.entity: str | None = None  # the table whose rows the question lists or groups by
         self._dist: dict[str, dict[str, int]] = {}
 
     def add_context(self, table: str) -> None:
@@ -40,8 +46,11 @@ class Resolver:
         best_col = max((e.score for e in mention.columns()), default=0.0)
         return tables[0].table if tables[0].score >= best_col else None
 
-    def column(self, mention: Mention, kinds: tuple[str, ...] | None = None) -> Col | None:
-        """The column a mention names (of one of `kinds`), or None; Unclear when it is ambiguous."""
+    def column(
+        self, mention: Mention, kinds: tuple[str, ...] | None = None, focus: str | None = None
+    ) -> Col | None:
+        """The column a mention names (of one of `kinds`), or None; Unclear when it is ambiguous.
+        `focus` is the table the words are about locally ("a cat that is age 3": the cat's)."""
         cands = [
             e
             for e in mention.columns()
@@ -49,15 +58,37 @@ class Resolver:
         ]
         if not cands:
             return None
-        best = self._best(cands)
+        own = self._own_generic(mention, cands)
+        if own is not None:
+            return own
+        best = self._best(cands, focus)
         if len(best) > 1:
             options = ", ".join(e.ref for e in best[:4])
             raise Unclear(f"'{mention.text}' could mean {options}; name the table")
         return Col(best[0].table, best[0].column)
 
-    def _best(self, cands: list[Element]) -> list[Element]:
+    def _own_generic(self, mention: Mention, cands: list[Element]) -> Col | None:
+        """ "the names and ids of all nations": a bare "id" / "name" belongs to the entity the
+        question is about (the first context table) when that table has such a column."""
+        words = {canon(w) for w in mention.text.split()}
+        entity = self.entity or (self.context[0] if self.context else None)
+        if entity is None or not words <= _GENERIC_WORDS:
+            return None
+        own = [e for e in cands if e.table == entity]
+        if own:
+            return Col(own[0].table, own[0].column)
+        if any(e.score >= 1.0 for e in cands):
+            return None  # a column called exactly so elsewhere ("the names of the people who …")
+        # "the name of the makers": the entity's own label, not another table's "country name"
+        fallback = self.idx.pk(entity) if _ID in words else self.idx.labels.get(entity, [])
+        return Col(entity, fallback[0]) if len(fallback) == 1 else None
+
+    def _best(self, cands: list[Element], focus: str | None = None) -> list[Element]:
         top = cands[0].score
-        near = [e for e in cands if e.score >= top - _NEAR]
+        near = [e for e in cands if e.score >= top - _NEAR - 1e-9]
+        local = [e for e in near if e.table == focus]
+        if local:
+            return local[:1]
         in_ctx = [e for e in near if e.table in self.context]
         if in_ctx:
             first = min(self.context.index(e.table) for e in in_ctx)
@@ -71,6 +102,23 @@ class Resolver:
         dist = {e.ref: min(self.hops(c, e.table) for c in self.context) for e in exact}
         low = min(dist.values())
         return [e for e in exact if dist[e.ref] == low]
+
+    def measure_column(self, stems: tuple[str, ...], tables: list[str]) -> Col | None:
+        """The numeric column a measure word stands for ("older" -> an age column), searched in
+        `tables`, then in the context; None when no table has exactly one such column."""
+        near = list(dict.fromkeys(list(tables) + self.context))
+        # then the tables they reference ("players who are taller": the player's person row)
+        near += [e.dst for e in sorted(self.idx.edges, key=lambda e: e.rank) if e.src in near]
+        for table in dict.fromkeys(near):
+            cols = [
+                c.name
+                for c in self.idx.tables[table].columns
+                if self.idx.kind(table, c.name) == "number"
+                and set(stems) & set(self.idx.col_words[(table, c.name)])
+            ]
+            if len(cols) == 1:
+                return Col(table, cols[0])
+        return None
 
     def nearest(
         self, options: list[tuple[str, str, str]]

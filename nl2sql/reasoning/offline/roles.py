@@ -62,15 +62,7 @@ _RESTRICTIVE = {
     "located",
     "based",
 }
-_NEGATION_WORDS = {"not", "never", "no", "without", "none", "neither", "nor", "except", "excluding"}
 _MEASURE_WORDS = {"number", "count", "total", "average", "sum", "amount", "mean"}
-
-
-def _only_function_words(tokens) -> bool:
-    return all(
-        t.kind == "punct" or t.low in ("or", "the", "a", "an", "in", "from", "of", "is", "are")
-        for t in tokens
-    )
 
 
 class Roles:
@@ -89,6 +81,10 @@ class Roles:
             if table and table not in self.res.context:
                 self.res.context.append(table)
         self.mentioned = set(self.res.context)
+        for m in self.mentions:  # then the tables of columns only one table has ("pet type")
+            top = {e.table for e in m.columns() if e.score >= m.candidates[0].score - 0.15}
+            if not self.res.table(m) and len(top) == 1 and next(iter(top)) not in self.res.context:
+                self.res.context.append(next(iter(top)))
         self.replace = dict(hints.get("replace_value") or {})
         self.extra: list[Agg] = []  # further aggregates of the same column
         self.quantity = False  # a count cue named a numeric column that holds counts
@@ -116,11 +112,23 @@ class Roles:
                 raise
             col = None
         self.used.add(m.start)
+        entity = self.referenced(col) if col is not None else None
+        if entity is not None and table in (None, entity):
+            # "each manufacturer" / "each continent" names a foreign key to a table: group by
+            # the rows it references (their key and name)
+            return entity
         if col is not None and (table is None or col.table in self.res.context):
             return col
         if table is not None:
             return table
         raise Unclear(f"could not tell what '{m.text}' refers to")
+
+    def referenced(self, col: Col) -> str | None:
+        """The table a single-column foreign key references (None for other columns)."""
+        for e in self.idx.edges:
+            if e.src == col.table and e.src_cols == (col.column,) and e.dst != col.table:
+                return e.dst
+        return None
 
     def outputs(self, entity: Col | Part | str) -> tuple[list, list]:
         """(group keys, shown columns) of a group target."""
@@ -140,6 +148,8 @@ class Roles:
         for start, end, word in C.group_cues(self.tokens):
             targets = self._group_targets(q, start, end, word)
             for target in targets:
+                if isinstance(target, str) and self.res.entity is None:
+                    self.res.entity = target  # "each author": its id and name are asked
                 k, o = self.outputs(target)
                 keys += [x for x in k if x not in keys]
                 shown += [x for x in o if x not in shown]
@@ -203,40 +213,6 @@ class Roles:
                 shown.append(col)
         return shown or default
 
-    def order_request(self) -> tuple[Col | None, str | None] | None:
-        """The ORDER BY cue and the column named after it; resolve it before projections."""
-        oc = C.order_cue(self.tokens)
-        if oc is None:
-            return None
-        start, end, direction = oc
-        m = self.next_mention(end, within=3)
-        col = self.res.column(m) if m is not None else None
-        if col is not None:
-            self.used.add(m.start)
-        elif self.tokens[end - 1].low == "by" and self._unknown_between(
-            end, min(end + 3, len(self.tokens))
-        ):
-            raise Unclear(
-                f"could not tell what to order by: {self._unknown_between(end, len(self.tokens))}"
-            )
-        if direction is None:  # "ordered by age from the oldest to the youngest"
-            sup = C.superlative(self.tokens[end:], set())
-            direction = sup[0] if sup else None
-        return col, direction
-
-    def finish_order(self, q: Query, request, default: list | None = None) -> list:
-        """ORDER BY items: the named column, else the aggregate, else the first shown column."""
-        if request is None:
-            return []
-        col, direction = request
-        if col is not None:
-            return [(col, direction or "asc")]
-        aggregates = [t for t, _ in q.select if isinstance(t, Agg)]
-        first = aggregates[:1] or [t for t, _ in q.select][:1] or (default or [])[:1]
-        if not first:
-            raise Unclear("could not tell what to order by")
-        return [(first[0], direction or "asc")]
-
     def having_subquery(self, q: Query, measure: Agg, having: list) -> None:
         """COUNT of entities WHERE key IN (SELECT fk FROM other GROUP BY fk HAVING COUNT(*) op n)."""
         if len(having) != 1 or measure.col is not None:
@@ -262,31 +238,6 @@ class Roles:
             if tok.index in unknown:
                 return f"'{tok.text}' matches no table or column"
         return None
-
-    def check_alternatives(self) -> None:
-        """Refuse "or" except between values of one column ("Fantasy or History")."""
-        for tok in self.tokens:
-            if tok.low != "or" or tok.index in self.scan.taken:
-                continue
-            left = [v for v in self.link.values if v.end <= tok.index]
-            right = [v for v in self.link.values if v.start > tok.index]
-            ok = left and right and _only_function_words(self.tokens[left[-1].end : right[0].start])
-            same = ok and {o[:2] for o in left[-1].options} & {o[:2] for o in right[0].options}
-            if not same:
-                raise Unclear(
-                    "'or' between different conditions is not supported (only between values of one column)"
-                )
-
-    def check_negations(self) -> None:
-        """A negation no condition took ("never won", "do not have") would be silently dropped."""
-        taken = set(self.scan.taken)
-        for v in self.link.values:
-            taken.update(range(max(0, v.start - 3), v.start))
-        for tok in self.tokens:
-            if tok.index not in taken and (tok.low in _NEGATION_WORDS or tok.low.endswith("n't")):
-                raise Unclear(
-                    f"could not apply '{tok.text}' to a condition (negations are supported on values only)"
-                )
 
     def nothing_understood(self) -> str:
         words = [t.text for t in self.link.unexplained]

@@ -8,41 +8,54 @@ Shapes, tried in this order:
   "average / total / maximum / minimum M", "what is the highest M" (MAX) — with group-by cues
   ("per / for each / by X");
 - listing: "list / show / what are the <columns> of <table>" with optional ORDER BY.
-Every shape takes the WHERE conditions of `conditions.py` and an explicit order cue.
+Every shape takes the WHERE conditions of `clauses.py` and an explicit order cue; the measures
+are in `measures.py`, the listing shape in `listing.py`.
 """
 
 from __future__ import annotations
 
 from nl2sql.reasoning.offline import cues as C
-from nl2sql.reasoning.offline.conditions import (
-    date_conditions,
-    numeric_conditions,
-    value_conditions,
-)
 from nl2sql.reasoning.offline.linking import Mention
-from nl2sql.reasoning.offline.numeric import NumCue
-from nl2sql.reasoning.offline.ranking import Ranking
-from nl2sql.reasoning.offline.spec import Agg, Col, Cond, Query, Unclear
+from nl2sql.reasoning.offline.listing import Listing
+from nl2sql.reasoning.offline.spec import Agg, Col, Query, Unclear
 
-_DISTINCT = {"different", "distinct", "unique"}
-_POPULAR = {"common", "frequent", "popular"}
-_HAVE = {"has", "have", "had", "having", "with", "gets", "got", "received", "receives"}
+_DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
+                "different", "distinct", "unique", "each", "every"}  # fmt: skip
+_COORDINATORS = {"and", "list", "show", "give", "return", "display", "find", "get", "tell", "name",
+                 "is", "are", "was", "were"}  # fmt: skip
 
 
-class Analyzer(Ranking):
+class Analyzer(Listing):
     """Reads one question (tokens, cues, linking) into a Query, or raises Unclear."""
 
     def run(self) -> Query:
         """The resolved Query of the question; Unclear when it cannot be planned without guessing."""
-        if any(t.low == "both" for t in self.tokens):
-            raise Unclear(
-                "'both … and …' needs rows matching each value (a set intersection); not supported"
-            )
+        self.negations_done: set[int] = set()
+        self.ors_done: set[int] = set()
+        self.intersection = None
+        self.reserve_negated_tables()
         q = self._shape()
+        self._dependent_columns(q)
+        if self.intersection is not None:
+            self.intersect(q)
+        elif any(t.low == "both" for t in self.tokens):
+            raise Unclear("could not tell which two conditions 'both … and …' joins")
         self.check_negations()
         self.check_alternatives()
         self._existence_joins(q)
         return q
+
+    def _dependent_columns(self, q: Query) -> None:
+        """Columns shown beside a grouped entity ("the branch name and city with the most
+        concerts") depend on its key: grouping by them too changes no group."""
+        if not q.group:
+            return
+        keyed = {
+            g.table for g in q.group if isinstance(g, Col) and [g.column] == self.idx.pk(g.table)
+        }
+        for target, _ in q.select:
+            if isinstance(target, Col) and target not in q.group and target.table in keyed:
+                q.group.append(target)
 
     def _existence_joins(self, q: Query) -> None:
         """A table named but given no role ("members who have loans") is joined: rows with a match."""
@@ -68,110 +81,37 @@ class Analyzer(Ranking):
         measure, m_m = self._measure()
         sup = C.superlative(self.tokens, self.named)
         extreme = self._extreme_of_entity(measure)
-        if extreme is not None:  # "the car with the maximum mpg": rank cars, not aggregate
+        if extreme is not None:  # "the book with the maximum price": rank books, not aggregate
             return self._ranking(measure.col, m_m, extreme)
         limit = self.scan.limit
         ordered = C.order_cue(self.tokens) is not None and limit[0] is None
         if not ordered and (
             limit[0] is not None or (sup is not None and self._ranks_entities(sup, m_m))
         ):
+            if (
+                measure is not None
+                and measure.func == "count"
+                and sup is not None
+                and m_m is not None
+                and sup[1] > m_m.end
+            ):
+                # "the number of loans in the branch with the most copies": a count
+                # over the rows of one ranked entity needs a nested query
+                raise Unclear(
+                    f"counting rows of the entity picked by '{self.tokens[sup[1]].text} …' "
+                    "(a nested query) is not supported"
+                )
+            if self.quantity and m_m is not None:
+                # "how many pages does the book with the lowest price have": the value
+                # of the ranked row, not a sum
+                self.used.discard(m_m.start)
+                self.quantity, measure, m_m = False, None, None
             return self._ranking(measure, m_m, sup)
         if measure is None and sup is not None:
             measure, m_m = self._extreme(sup)
         if measure is not None:
             return self._aggregate(measure)
         return self._listing()
-
-    def _extreme_of_entity(self, measure: Agg | None) -> tuple | None:
-        """A superlative cue for "has / with the maximum M" (a MAX/MIN that picks a row)."""
-        if measure is None or measure.func not in ("min", "max") or measure.col is None:
-            return None
-        if self.extra or self.quantity or self._agg_index is None:
-            return None
-        before = [t.low for t in self.tokens[: self._agg_index] if t.low not in ("the", "a")]
-        if not before or before[-1] not in _HAVE:
-            return None
-        return ("desc" if measure.func == "max" else "asc", self._agg_index, None)
-
-    # --- measures -------------------------------------------------------------------------
-    def _measure(self) -> tuple[Agg | None, Mention | None]:
-        """The aggregate a count or aggregate cue asks for, and the mention it applies to."""
-        cc = C.count_cue(self.tokens, self.named - self.scan.taken)
-        ac = C.agg_cue(self.tokens, self.named)
-        self._agg_index = ac[1] if ac is not None and cc is None else None
-        if cc is not None and ac is not None and ac[1] < cc[0] - 2:
-            cc = None  # "the maximum fee for different numbers of pages": the first cue wins
-        if cc is not None:
-            return self._count_measure(cc)
-        return self._agg_measure(*ac) if ac is not None else (None, None)
-
-    def _count_measure(self, cc: tuple[int, int]) -> tuple[Agg, Mention]:
-        m = self.next_mention(cc[1], within=5)
-        if m is None or self._unknown_between(cc[1], m.start):
-            raise Unclear(
-                self._unknown_between(cc[1], len(self.tokens))
-                or "could not tell what to count after '" + self._text(*cc) + "'"
-            )
-        distinct = any(t.low in _DISTINCT for t in self.tokens[cc[1] : m.start])
-        self.used.add(m.start)
-        before = [t for t in self.tokens[max(0, cc[0] - 2) : cc[0]] if t.low != "the"]
-        if before and before[-1].low in C.AGG_WORDS and C.AGG_WORDS[before[-1].low] != "sum":
-            return self._agg_of_number(C.AGG_WORDS[before[-1].low], m), m
-        return self._count_of(m, distinct), m
-
-    def _agg_measure(self, func: str, i: int) -> tuple[Agg, Mention]:
-        self.used.update(m.start for m in self.mentions if m.start == i and m.end == i + 1)
-        m = self.next_mention(i + 1, within=6)
-        if m is not None and self._unknown_between(i + 1, m.start):
-            raise Unclear(self._unknown_between(i + 1, m.start))
-        if m is None:
-            raise Unclear(f"could not tell which column the '{self.tokens[i].text}' applies to")
-        col = self.res.column(m, ("number",) if func in ("sum", "avg") else ("number", "date"))
-        self.used.add(m.start)
-        if col is not None:
-            # "the average, minimum and maximum age": one aggregate per word, same column
-            more = [
-                C.AGG_WORDS[t.low] for t in self.tokens[i + 1 : m.start] if t.low in C.AGG_WORDS
-            ]
-            self.extra = [Agg(f, col.table, col) for f in dict.fromkeys(more) if f != func]
-            return Agg(func, col.table, col), m
-        table = self.res.table(m)
-        if func == "sum" and table:
-            return Agg("count", table), m  # "total loans" counts rows
-        raise Unclear(f"'{m.text}' is not a numeric column to take the {self.tokens[i].text} of")
-
-    def _agg_of_number(self, func: str, m: Mention) -> Agg:
-        """For "the maximum number of X", X must be a numeric column (else it is a nested count)."""
-        col = self.res.column(m, ("number",))
-        if col is None:
-            raise Unclear(
-                f"the {func} of a count of '{m.text}' needs a nested aggregate; not supported"
-            )
-        return Agg(func, col.table, col)
-
-    def _count_of(self, m: Mention, distinct: bool) -> Agg:
-        table = self.res.table(m)
-        if table is not None:
-            return Agg("count", table)
-        col = self.res.column(m)
-        if col is None:
-            raise Unclear(f"could not tell what '{m.text}' counts")
-        is_key = col.column in self.idx.keys.get(col.table, set())
-        if self.idx.kind(col.table, col.column) == "number" and not is_key and not distinct:
-            # "how many pages does X have": the column holds the count already
-            self.quantity = True
-            return Agg("sum", col.table, col)
-        return Agg("count", col.table, col, distinct=not is_key or distinct)
-
-    def _extreme(self, sup) -> tuple[Agg, Mention]:
-        direction, i, stems = sup
-        func = "max" if direction == "desc" else "min"
-        m = self.next_mention(i + 1, within=3)
-        col = self.res.column(m, ("number", "date")) if m else None
-        if col is None:
-            raise Unclear(f"could not tell what '{self.tokens[i].text}' applies to")
-        self.used.add(m.start)
-        return Agg(func, col.table, col), m
 
     # --- shapes ---------------------------------------------------------------------------
     def _aggregate(self, measure: Agg) -> Query:
@@ -199,7 +139,7 @@ class Analyzer(Ranking):
         return q
 
     def _argmax(self, q: Query, measure: Agg, outputs: list) -> bool:
-        """"the maximum horsepower and the make": the row with the extreme value, not groups."""
+        """ "the maximum price and the title": the row with the extreme value, not groups."""
         if measure.func not in ("min", "max") or measure.col is None or self.extra:
             return False
         q.shape = "ranking"
@@ -209,78 +149,36 @@ class Analyzer(Ranking):
         self.notes.append(f"'{measure.func}' beside {len(outputs)} column(s): the row with it")
         return True
 
-    def _listing(self) -> Query:
-        entity_m = next(
-            (m for m in self.mentions if m.start not in self.used and self.res.table(m)), None
-        )
-        entity = self.res.table(entity_m) if entity_m else None
-        if entity is None:
-            raise Unclear(self.nothing_understood())
-        self.used.add(entity_m.start)
-        q = Query(root=entity, shape="listing")
-        self.res.add_context(entity)
-        having = self.conditions(q)
-        order = self.order_request()
-        keys, outputs = self.outputs(entity)
-        shown = self._listed_tables() + self.projections([])
-        if having:
-            q.group = keys
-            q.having = [self.having_cond(cue, table) for cue, table in having]
-            q.root = having[0][1]
-            self.res.add_context(q.root)
-            shown = shown or outputs
-        q.select = [(o, None) for o in shown]
-        q.star = not shown and not having
-        q.distinct = any(t.low in _DISTINCT for t in self.tokens)
-        q.order = self.finish_order(q, order, outputs)
-        return q
-
-    def _listed_tables(self) -> list:
-        """A table listed after "and" ("the names of authors and the books") shows its labels."""
-        shown = []
-        for m in self.mentions:
-            prev = [
-                t.text
-                for t in self.tokens[max(0, m.start - 2) : m.start]
-                if t.low not in ("the", "their", "its")
-            ]
-            table = self.res.table(m) if m.start not in self.used else None
-            if table and prev[-1:] in (["and"], [","]) and self.idx.labels[table]:
-                self.used.add(m.start)
-                shown += [Col(table, c) for c in self.idx.labels[table]]
-        return shown
-
     def _implicit_groups(self, keys: list, outputs: list, measure: Agg) -> tuple[list, list]:
         """A column asked for beside an aggregate ("names and the total fee") groups it."""
         measured = {a.col for a in self.extra} | {measure.col}
+        defaults, asked = list(outputs), []
         for m in self.mentions:
             if m.start in self.used or self.res.table(m) or not m.columns():
                 continue
+            if not self._coordinated(m):
+                raise Unclear(f"could not tell what '{m.text}' does in the question")
             col = self.res.column(m)
             self.used.add(m.start)
-            if col is not None and col not in keys and col not in measured:
+            if col is None or col in measured:
+                continue
+            asked.append(col)
+            if col in keys and col not in outputs:
+                outputs = outputs + [col]  # a key of the group, asked to be shown too
+            elif col not in keys:
                 keys, outputs = keys + [col], outputs + [col]
                 self.notes.append(f"grouped by {col.ref}: it is asked for beside an aggregate")
+        # "List author full name, id and the number": the asked columns replace the default label
+        own = {c.table for c in defaults if isinstance(c, Col)}
+        if any(isinstance(c, Col) and c.table in own for c in asked):
+            outputs = [o for o in outputs if o not in defaults or o in asked]
         return keys, outputs
 
-    # --- helpers ----------------------------------------------------------------------------
-    def conditions(self, q: Query) -> list:
-        """Fill q.where; return (cue, counted table) pairs that need HAVING."""
-        conds, notes, penalty = value_conditions(
-            self.link.values, self.mentions, self.res, self.tokens, self.used, self.replace
-        )
-        self.notes += notes
-        self.penalty += penalty
-        nconds, having = numeric_conditions(
-            self.scan.nums, self.mentions, self.res, self.tokens, self.used
-        )
-        dates = date_conditions(
-            self.scan.dates, self.mentions, self.res, q.root, self.tokens, self.used, self.notes
-        )
-        q.where += conds + nconds + dates
-        return having
-
-    def having_cond(self, cue: NumCue, table: str) -> Cond:
-        """HAVING COUNT(*) <op> n for "with more than n <table>"."""
-        values = [cue.value] if cue.op != "between" else [cue.value, cue.high]
-        return Cond(Agg("count", table), cue.op, values, text=cue.text)
+    def _coordinated(self, m: Mention) -> bool:
+        """Whether a mention is one of the things asked for: listed with "and" / a comma, or
+        right after a request verb ("list the names and the number of …")."""
+        before = [t for t in self.tokens[: m.start] if t.low not in _DETERMINERS]
+        after = self.tokens[m.end] if m.end < len(self.tokens) else None
+        if before and (before[-1].low in _COORDINATORS or before[-1].kind == "punct"):
+            return True
+        return after is not None and (after.low == "and" or after.kind == "punct")

@@ -46,13 +46,15 @@ Target = Col | Agg | Part
 
 @dataclass
 class Cond:
-    """One condition: op is = != < <= > >= between in range part."""
+    """One condition: op is = != < <= > >= between in range, or "or" (values: two Conds)."""
 
     target: Target
     op: str
     values: list = field(default_factory=list)
     negated: bool = False
     text: str = ""  # the question words it comes from, for the reasoning
+    pos: int = -1  # index of its first question token (to find what "or" / "and" connect)
+    parts: list[int] = field(default_factory=list)  # token index of each value, when several
 
 
 @dataclass
@@ -65,8 +67,10 @@ class Query:
     order: list[tuple[Target, str]] = field(default_factory=list)
     limit: int | None = None
     star: bool = False  # SELECT * of the root table
-    distinct: bool = False  # SELECT DISTINCT ("the different countries …")
+    distinct: bool = False  # SELECT DISTINCT ("the different genres …")
     in_subquery: tuple[Col, Query] | None = None  # WHERE col IN (sub-query)
+    anti: list[tuple[Col, Query]] = field(default_factory=list)  # WHERE col NOT IN (sub-query)
+    set_op: tuple[str, Query] | None = None  # INTERSECT / UNION / EXCEPT with another query
     joined: list[str] = field(
         default_factory=list
     )  # tables joined for existence ("who have loans")
@@ -79,7 +83,7 @@ class Query:
         """Every table the query refers to, root first."""
         out = [self.root] + [t for t in self.joined if t != self.root]
         targets = [t for t, _ in self.select] + self.group + [t for t, _ in self.order]
-        targets += [c.target for c in self.where + self.having]
+        targets += [t for c in self.where + self.having for t in _cond_targets(c)]
         if self.in_subquery:
             targets.append(self.in_subquery[0])
         for t in targets:
@@ -87,6 +91,13 @@ class Query:
                 if table not in out:
                     out.append(table)
         return out
+
+
+def _cond_targets(c: Cond) -> list[Target]:
+    """The targets of a condition (both sides of an OR)."""
+    if c.op == "or":
+        return [t for part in c.values for t in _cond_targets(part)]
+    return [c.target]
 
 
 def _tables_of(t: Target) -> list[str]:

@@ -28,20 +28,20 @@ STOP = frozenset(
     she his her as if than then so such into onto which what who whom whose when where why how
     please can could would should will shall may might must also only just all any some each every
     per about s also there's what's whats one ones anything something everything nothing across
-    among amongst""".split()
+    among amongst either but""".split()
 )
 
 # Words of the question's frame (verbs of asking, shape cues): never a schema subject on their own.
 FRAME = frozenset(
     """many much number count counts total sum average avg mean maximum max minimum min top bottom
     highest lowest largest smallest biggest greatest most least fewest best worst list show give tell
-    find get display return name names compare compared versus vs along well both respectively
+    find get display return name names compare compared versus vs along well both either respectively
     different distinct unique ordered sorted ranked descending ascending desc asc order sort
     alphabetical alphabetically
     greater less more fewer over above under below exceeding exceeds between equal equals exactly
     least most than first last group grouped broken down separately overall altogether
     placed made exist exists existing recorded registered listed stored available currently
-    not except excluding without non year years month months quarter quarters day days week weeks
+    not no never none nor neither except excluding without non year years month months quarter quarters day days week weeks
     yearly monthly quarterly daily common frequent popular expensive cheap cheapest priciest recent
     oldest youngest newest latest earliest heaviest lightest tallest longest shortest""".split()
 )
@@ -62,8 +62,8 @@ _IRREGULAR = {
     "ids": "id",
 }
 # Irregular verb forms -> their base form (read through `stem` like any word).
-_IRREGULAR.update(
-    (form, base)
+_IRREGULAR_VERBS = {
+    form: base
     for base, forms in {
         "sell": "sold", "buy": "bought", "pay": "paid", "spend": "spent", "write": "wrote written",
         "make": "made", "hold": "held", "teach": "taught", "lose": "lost", "win": "won",
@@ -79,7 +79,11 @@ _IRREGULAR.update(
         "eat": "ate eaten", "begin": "began begun", "bear": "born borne", "swim": "swam swum",
     }.items()
     for form in forms.split()
-)  # fmt: skip
+}  # fmt: skip
+_IRREGULAR.update(_IRREGULAR_VERBS)
+
+#: past forms of irregular verbs ("made", "sold"): verbs of a question, not nouns of a schema
+IRREGULAR_FORMS = frozenset(_IRREGULAR_VERBS)
 
 # Abbreviations common in column names, expanded before stemming.
 ABBREVIATIONS = {
@@ -108,19 +112,18 @@ ABBREVIATIONS = {
     "mo": "month",
     "loc": "location",
     "org": "organization",
-    "fname": "first name",
-    "lname": "last name",
     "firstname": "first name",
     "lastname": "last name",
 }
-# Single letters that abbreviate a word only before "name" ("LName", "f_name").
+# Single letters that abbreviate a word only before "name" ("f_name", "l_name", "m_name").
+_GLUED_INITIAL = re.compile(r"^[flm]name$")
 _NAME_INITIALS = {"f": "first", "l": "last", "m": "middle"}
 
 # Generic analytics synonyms; every word of a group reads as the group's first word.
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("customer", "client", "buyer", "shopper", "purchaser", "consumer", "patron"),
     ("employee", "staff", "worker", "personnel"),
-    ("revenue", "turnover", "income", "earnings"),
+    ("revenue", "turnover", "income"),
     ("order", "purchase"),
     ("supplier", "vendor"),
     ("city", "town"),
@@ -209,6 +212,8 @@ def split_identifier(name: str) -> list[str]:
     """Split `list_price`, `ListPrice`, `loan-items 2` into lower-case words, abbreviations expanded."""
     parts = re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", name))
     words = [p.lower() for p in parts if p]
+    # an initial glued to "name" ("xname" for x in f, l, m): first / last / middle name
+    words = [x for w in words for x in ([w[0], "name"] if _GLUED_INITIAL.match(w) else [w])]
     words = [
         _NAME_INITIALS.get(w, w) if nxt == "name" else w
         for w, nxt in zip(words, words[1:] + [""], strict=True)

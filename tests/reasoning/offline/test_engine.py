@@ -42,7 +42,7 @@ def test_retrieved_snapshot_subset_still_plans_joins_over_the_full_snapshot(libr
 
 
 def test_index_is_built_once_per_snapshot_and_rebuilt_when_samples_change(library):
-    from nl2sql.reasoning.offline.index import IndexCache
+    from nl2sql.reasoning.offline.cache import IndexCache
 
     cache = IndexCache()
     assert cache.get(library) is cache.get(library_snapshot_copy(library))
@@ -134,3 +134,46 @@ def test_engine_names_no_demo_table_column_or_value():
         text = path.read_text().lower()
         found = [w for w in demo_words if re.search(rf"\b{w}", text)]
         assert not found, f"{path.name} names {found}"
+
+
+SPIDER_DEV = Path(__file__).resolve().parents[3] / ".." / "shared" / "benchmarks" / "spider_dev"
+
+# Ordinary English words the engine's generic lexicon, rules and docs use, which also happen to
+# be the names of some benchmark tables or columns ("ship" is the derivational suffix of
+# "membership"). Everything else a benchmark database calls its tables and columns (domain
+# nouns, multi-word identifiers, abbreviations) must not appear in the engine.
+GENERIC_WORDS = {
+    "age", "average", "city", "country", "date", "district", "employee", "height", "highest",
+    "id", "location", "lowest", "make", "model", "name", "note", "people", "result", "ship",
+    "title", "weight", "year",
+}  # fmt: skip
+
+
+def _benchmark_identifiers() -> set[str]:
+    import json
+
+    tables = json.loads((SPIDER_DEV / "tables.json").read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for db in tables:
+        found.update(db["table_names_original"])
+        found.update(c for _, c in db["column_names_original"] if c != "*")
+    return found
+
+
+def test_engine_names_no_benchmark_table_or_column():
+    # The engine is measured on Spider's dev databases and judged on databases it never saw:
+    # a rule naming a dev table or column would fit the benchmark instead of English.
+    import pytest
+
+    if not (SPIDER_DEV / "tables.json").is_file():
+        pytest.skip("the Spider dev schema file is not beside the checkout")
+    identifiers = {i for i in _benchmark_identifiers() if i.lower() not in GENERIC_WORDS}
+    assert len(identifiers) > 100  # all 10 dev databases were read
+    patterns = [
+        (i, re.compile(rf"(?<![A-Za-z0-9_]){re.escape(i)}(?![A-Za-z0-9_])", re.I))
+        for i in identifiers
+    ]
+    for path in ENGINE_DIR.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        found = sorted(i for i, pattern in patterns if pattern.search(text))
+        assert not found, f"{path.name} names benchmark identifiers {found}"

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from nl2sql.reasoning.offline.index import build_index, column_kind
+from nl2sql.reasoning.offline.index import build_index
 from nl2sql.reasoning.offline.linking import link
+from nl2sql.reasoning.offline.naming import column_kind
 from nl2sql.reasoning.offline.scan import scan
 
 
@@ -67,3 +68,72 @@ def test_text_dates_are_date_columns(library):
     assert column_kind(library.table("books").column("genre")) == "text"
     assert idx.labels["members"] == ["first_name", "last_name"]
     assert idx.labels["books"] == ["title"]
+
+
+def _snapshot(*tables):
+    from nl2sql.schema.models import SchemaSnapshot
+
+    return SchemaSnapshot(datasource_id="t", dialect="sqlite", tables=list(tables))
+
+
+def _table(name, *columns, pk=None, fks=()):
+    from nl2sql.schema.models import Column, ForeignKey, Table
+
+    cols = [Column(name=c, type=t, samples=list(s)) for c, t, s in columns]
+    keys = [ForeignKey(columns=[a], ref_table=b, ref_columns=[c]) for a, b, c in fks]
+    return Table(name=name, columns=cols, primary_key=[pk] if pk else [], foreign_keys=keys)
+
+
+RIDERS = _snapshot(
+    _table("riders", ("RiderID", "INTEGER", ()), ("Fname", "TEXT", ()), ("note", "TEXT", ()),
+           ("hp", "TEXT", ["110", "95", "null"]), ("make", "TEXT", ["Ducati"]),
+           ("mpg", "REAL", ()), ("hometown", "TEXT", ()), ("location", "TEXT", ()), pk="RiderID"),
+    _table("race_list", ("RaceId", "INTEGER", ()), ("RiderID", "INTEGER", ()),
+           ("membership", "TEXT", ()), pk="RaceId", fks=[("RiderID", "riders", "RiderID")]),
+)  # fmt: skip
+
+
+def test_relation_verbs_and_fillers_are_explained_unknown_words_are_not():
+    linking = _link(RIDERS, "Frobnicate the riders who won the information sideways")
+    assert [t.text for t in linking.lexical] == ["won", "information"]
+    assert [t.text for t in linking.unexplained] == ["Frobnicate", "sideways"]
+
+
+def test_a_verb_form_never_names_a_text_column_nor_a_negation_a_note():
+    linking = _link(RIDERS, "riders that were made not fast")
+    assert all(m.text not in ("made", "not") for m in linking.mentions)
+
+
+def test_a_request_verb_opening_a_sentence_names_no_table():
+    linking = _link(RIDERS, "List rider notes")
+    assert [m.text for m in linking.mentions] == ["rider notes"]
+
+
+def test_abbreviated_column_words_read_as_their_table_word():
+    from nl2sql.reasoning.offline.index import build_index
+
+    idx = build_index(RIDERS)
+    assert idx.col_words[("riders", "RiderID")] == ("rider", "id")
+    # "RaceId" of race_list: "race" is a whole word already; "Fname" reads "first name"
+    assert idx.col_words[("riders", "Fname")] == ("first", "nam")  # canonical stems
+
+
+def test_text_columns_of_numbers_are_numeric_and_initials_name_a_short_column():
+    assert column_kind(RIDERS.tables[0].column("hp")) == "number"
+    linking = _link(RIDERS, "average miles per gallon of riders")
+    assert [m.text for m in linking.mentions][0] == "miles per gallon"
+    assert linking.mentions[0].candidates[0].ref == "riders.mpg"
+
+
+def test_where_names_the_place_columns_and_a_derived_noun_its_base():
+    linking = _link(RIDERS, "Where is the rider from?")
+    assert {e.column for e in linking.mentions[0].candidates} == {"location"}
+    linking = _link(RIDERS, "riders of each member")
+    assert any(e.column == "membership" for m in linking.mentions for e in m.candidates)
+
+
+def test_a_unit_after_a_number_names_the_measure():
+    s = scan("riders who are 30 years old")
+    (unit,) = s.units.values()
+    assert unit[0] == ("age",) and not any(t.low in ("years", "old") for t in _link(
+        RIDERS, "riders who are 30 years old").unexplained)  # fmt: skip

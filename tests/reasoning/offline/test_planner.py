@@ -166,7 +166,7 @@ def test_listing_with_explicit_order():
     [
         ("How many books have more than 300 pages?", ("pages", ">", 300)),
         ("How many books have at least 410 pages?", ("pages", ">=", 410)),
-        ("How many books cost under 10?", None),
+        ("How many books cost under 10?", ("price", "<", 10)),
         ("How many books are priced between 10 and 20?", ("price", "between", (10, 20))),
         ("How many loans have a fee of at most 1.5?", ("fee", "<=", 1.5)),
     ],
@@ -252,7 +252,7 @@ def test_column_suggestions_hint_renames_columns():
         ("What is the capital of France?", "'capital'"),
         ("How many members are in Atlantis?", "'Atlantis'"),
         ("What is the average?", "average"),
-        ("List books with a price above the average price", "nested"),
+        ("List books cheaper than the book Moon Song", "nested"),
         ("hello", "hello"),
         ("How many loans were made on 2024-02-30?", "not a valid date"),
         ("", "no words"),
@@ -278,12 +278,12 @@ def test_same_question_same_plan():
 @pytest.mark.parametrize(
     "text, says",
     [
-        ("List members who never borrowed copies", "'never'"),
-        ("List books with more than 300 pages or a price above 20", "'or'"),
-        ("List books that are either Fantasy or cheap", "either"),
+        ("List books that are either Fantasy or cheap", "'or'"),
         ("How many books have more pages than the book Moon Song?", "nested"),
-        ("List members who have both Fantasy and History loans", "both"),
+        ("List members who both borrowed copies", "both"),
         ("How many loans are there in each?", "in each"),
+        ("Frobnicate the books sideways", "'Frobnicate', 'sideways'"),
+        ("books?", "does not say what to do"),
     ],
 )
 def test_words_that_would_be_silently_dropped_are_refused(text, says):

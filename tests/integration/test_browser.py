@@ -1,0 +1,141 @@
+"""The run widget in a real browser: JupyterLab on 127.0.0.1, Debian's headless Chromium driven by
+Playwright. Opens notebook 02, runs it, clicks the rendered Approve button and checks that the
+answer's table appears. A screenshot is saved under test-output/browser/.
+
+Parallel-safe: its own port, root folder, settings, workspaces and runtime folders. Bounded: the
+server gets 30 s to answer, the notebook 40 s to run, the click 20 s to show the table.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOK = REPO / "notebooks" / "02_approve_and_pin.ipynb"
+CHROMIUM = Path("/usr/bin/chromium")
+OUTPUT = REPO / "test-output" / "browser"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (required in CI)", pytrace=False)
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def jupyterlab(tmp_path):
+    """A JupyterLab server with its own root and config folders: (base URL, token)."""
+    if not CHROMIUM.exists():
+        _unavailable("the browser test needs Debian's chromium (apt-get install chromium)")
+    pytest.importorskip("jupyterlab", reason="the browser test needs jupyterlab (the dev extra)")
+    root = tmp_path / "root"
+    root.mkdir()
+    _copy_without_clean_up(NOTEBOOK, root / NOTEBOOK.name)
+    _user_settings(tmp_path / "settings")
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_DATA_DIR": str(tmp_path / "data")}
+    log = (tmp_path / "jupyterlab.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+         f"--LabApp.user_settings_dir={tmp_path / 'settings'}", f"--LabApp.workspaces_dir={tmp_path / 'ws'}",
+         "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--LabApp.extension_manager=readonly", "--allow-root"],  # no registry look-ups; CI runs as root
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(f"{base}/api/status?token={token}", server, timeout=30,
+                       log=tmp_path / "jupyterlab.log")
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def _copy_without_clean_up(source: Path, target: Path) -> None:
+    """The notebook without its closing clean-up cells: the session must still be open when the
+    test clicks Approve, after the whole notebook ran."""
+    import nbformat
+
+    notebook = nbformat.read(source, as_version=4)
+    cut = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("## Clean up"))
+    notebook.cells = notebook.cells[:cut]
+    nbformat.write(notebook, target)
+
+
+def _user_settings(folder: Path) -> None:
+    """Every cell in the DOM (found without scrolling); no news prompt over the notebook."""
+    for plugin, text in (("notebook-extension/tracker", '{"windowingMode": "none"}'),
+                         ("apputils-extension/notification", '{"fetchNews": "false"}')):
+        path = folder / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _wait_until_up(url: str, server: subprocess.Popen, timeout: float, log: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            tail = log.read_text(errors="replace").strip().splitlines()[-3:]
+            pytest.fail(f"jupyter lab exited with {server.returncode}: {' | '.join(tail)}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.3)
+    pytest.fail(f"jupyter lab did not answer within {timeout:.0f}s")
+
+
+def test_approve_button_shows_the_answer_table(jupyterlab):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright")
+    base, token = jupyterlab
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.goto(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}", timeout=30_000)
+            # the notebook's kernel is ready once its status says idle
+            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+                                   ".status === 'idle'", timeout=30_000)
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            held = page.locator(".jp-CodeCell").filter(has_text="%%nl2sql -s session -o held")
+            approve = held.get_by_role("button", name="Approve")
+            approve.wait_for(timeout=40_000)
+            sync_api.expect(held.get_by_text("Waiting for approval")).to_be_visible()
+            approve.click()
+            table = held.locator("table.nl2sql-table")
+            sync_api.expect(table).to_be_visible(timeout=20_000)
+            sync_api.expect(table).to_contain_text("Janet")
+            sync_api.expect(held.get_by_text("Approved: ran again on the approved plan.")).to_be_visible()
+            held.screenshot(path=str(OUTPUT / "approve.png"))
+        finally:
+            browser.close()
