@@ -114,7 +114,7 @@ class Roles:
         self.used.add(m.start)
         entity = self.referenced(col) if col is not None else None
         if entity is not None and table in (None, entity):
-            # "each manufacturer" / "each continent" names a foreign key to a table: group by
+            # "each publisher" / "each region" names a foreign key to a table: group by
             # the rows it references (their key and name)
             return entity
         if col is not None and (table is None or col.table in self.res.context):
