@@ -141,9 +141,16 @@ class DuckDBAdapter:
     def close(self) -> None:
         """Close the connection; later calls fail with a non-retryable ResultError."""
         with self._lock:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
+            con, self._con = self._con, None
+        if con is None:
+            return
+        try:
+            con.close()
+        except duckdb.Error:
+            # A query of a timed-out run still holds the connection: stop it, then close.
+            con.interrupt()
+            with suppress(duckdb.Error):
+                con.close()
 
     def _rows(self, sql: str, timeout_s: float = _INTROSPECTION_TIMEOUT_S) -> list[tuple[Any, ...]]:
         with self._cursor(timeout_s, sql) as cur:

@@ -18,13 +18,15 @@ def _in_empty_folder(tmp_path, monkeypatch):
 
 
 def _direct_count(sql: str) -> int:
-    import duckdb
+    from nl2sql.datasources.duckdb import DuckDBAdapter
 
-    con = duckdb.connect(str(ensure_demo().warehouse), read_only=True)
+    # The adapter's own (read-only) configuration: DuckDB refuses a second connection to one
+    # file with a different configuration in the same process.
+    adapter = DuckDBAdapter("check", ensure_demo().warehouse)
     try:
-        return con.execute(sql).fetchone()[0]
+        return adapter.execute(sql, row_cap=1, timeout_s=10).table.column(0)[0].as_py()
     finally:
-        con.close()
+        adapter.close()
 
 
 def test_ask_json_returns_success_and_the_right_number(capsys):
