@@ -347,3 +347,17 @@ def test_join_fan_out_is_repaired_after_one_refinement(demo_paths, tmp_path):
     assert result.status == "success" and planner.calls == 2
     assert result.table().column(0)[0].as_py() == expected
     assert "JOIN_FAN_OUT" in [w.code for w in result.warnings]
+
+
+def test_disallowed_explicit_datasource_is_security_violation(demo_paths, tmp_path):
+    config = tmp_path / "nl2sql.toml"
+    config.write_text(
+        f'[sources.warehouse]\npath = "{demo_paths.warehouse}"\n'
+        f'[sources.crm]\npath = "{demo_paths.crm}"\n'
+        '[policies.roles.analyst.datasources.warehouse]\ntables = "*"\n'
+    )
+    session = nl2sql.connect(config=config, user=nl2sql.UserContext(roles=("analyst",)),
+                             settings={"project_dir": tmp_path / "p"})
+    result = session.ask("How many support tickets are there?", datasource="crm")
+    assert _codes(result) == [ErrorCode.SECURITY_VIOLATION] and result.table() is None
+    assert result.errors[0].severity == ErrorSeverity.CRITICAL
