@@ -19,10 +19,10 @@ import duckdb
 import pyarrow as pa
 
 from nl2sql.datasources.arrow_util import read_capped
-from nl2sql.datasources.base import Capabilities, ResultError, ResultFrame
+from nl2sql.datasources.base import ResultError, ResultFrame
 from nl2sql.datasources.duckdb_catalog import read_catalog
+from nl2sql.datasources.sql_adapter import SQLAdapter
 from nl2sql.errors import ConfigError, safe_one_line
-from nl2sql.schema.introspect import bounded_lookup, snapshot_with_statistics
 
 if TYPE_CHECKING:
     from nl2sql.schema.models import SchemaSnapshot
@@ -37,7 +37,6 @@ _CONFIG: dict[str, Any] = {
     "lock_configuration": True,
 }
 _INTROSPECTION_TIMEOUT_S = 10.0
-_LOOKUP_TIMEOUT_S = 3.0
 _MAX_BATCH = 65_536
 
 # Exception class name -> kind, for queries the database rejected as wrong (the agent may re-plan).
@@ -68,7 +67,7 @@ _TYPE_HINTS = ("candidate function", "no function matches", "cannot compare", "c
 _HINT_PREFIXES = ("Did you mean", "Candidate bindings")
 
 
-class DuckDBAdapter:
+class DuckDBAdapter(SQLAdapter):
     """A read-only DuckDB datasource (dialect "duckdb")."""
 
     dialect = "duckdb"
@@ -83,13 +82,9 @@ class DuckDBAdapter:
         timeout_s: float = 30.0,
         sample_values: int = 20,
     ) -> None:
-        self.id = id
+        self._init_settings(id, description=description, row_cap=row_cap, timeout_s=timeout_s,
+                            sample_values=sample_values)
         self.path = Path(path).expanduser()
-        self.description = description
-        self.capabilities = Capabilities()
-        self.row_cap = row_cap
-        self.timeout_s = timeout_s
-        self.sample_values = sample_values
         if not self.path.is_file():
             raise ConfigError(f"datasource {id!r}: DuckDB file not found: {self.path}")
         try:
@@ -127,16 +122,7 @@ class DuckDBAdapter:
     def fetch_schema(self) -> SchemaSnapshot:
         """Tables and views with columns, keys, row estimates, distinct counts and samples."""
         tables = read_catalog(self._rows)
-        return snapshot_with_statistics(self, tables)
-
-    def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
-        """Existing values of a column that equal or contain `needle` (case-insensitive).
-
-        Best effort and bounded: a lookup slower than a few seconds returns no values; a query
-        the database rejects (unknown table or column) raises ResultError.
-        """
-        return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
-                              min(self.timeout_s, _LOOKUP_TIMEOUT_S))
+        return self._snapshot(tables)
 
     def close(self) -> None:
         """Close the connection; later calls fail with a non-retryable ResultError."""

@@ -22,7 +22,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
 from nl2sql.datasources.arrow_util import table_from_rows
-from nl2sql.datasources.base import Capabilities, ResultError, ResultFrame
+from nl2sql.datasources.base import ResultError, ResultFrame
+from nl2sql.datasources.sql_adapter import SQLAdapter
 from nl2sql.datasources.sqlalchemy_catalog import (
     bounded_count_sql,
     capped_count,
@@ -44,7 +45,6 @@ from nl2sql.datasources.sqlalchemy_fetch import (
     fetch_streaming,
 )
 from nl2sql.errors import ConfigError
-from nl2sql.schema.introspect import bounded_lookup, snapshot_with_statistics
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -53,10 +53,9 @@ if TYPE_CHECKING:
     from nl2sql.schema.models import SchemaSnapshot
 
 _INTROSPECTION_TIMEOUT_S = 10.0
-_LOOKUP_TIMEOUT_S = 3.0
 
 
-class SQLAlchemyAdapter:
+class SQLAlchemyAdapter(SQLAdapter):
     """A read-only datasource behind a SQLAlchemy URL (dialect: sqlglot's name for it)."""
 
     def __init__(
@@ -71,14 +70,10 @@ class SQLAlchemyAdapter:
         pool_size: int = 5,
         connect_timeout_s: float = 10.0,
     ) -> None:
-        self.id = id
+        self._init_settings(id, description=description, row_cap=row_cap, timeout_s=timeout_s,
+                            sample_values=sample_values)
         self.url = normalize_url(id, url)
         self.dialect = dialect_of(id, self.url)
-        self.description = description
-        self.capabilities = Capabilities()
-        self.row_cap = row_cap
-        self.timeout_s = timeout_s
-        self.sample_values = sample_values
         self._profile = profile_for(id, self.url)
         self._secrets = tuple(s for s in (self.url.password,) if s)
         self._closed = False
@@ -143,16 +138,7 @@ class SQLAlchemyAdapter:
             tables = read_catalog(conn, self._schemas)
             estimates = self._estimates(conn)
         tables = with_row_counts(tables, estimates, self._count, self._schemas)
-        return snapshot_with_statistics(self, tables)
-
-    def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
-        """Existing values of a column that equal or contain `needle` (case-insensitive).
-
-        Best effort and bounded: a lookup slower than a few seconds returns no values; a query
-        the database rejects (unknown table or column) raises ResultError.
-        """
-        return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
-                              min(self.timeout_s, _LOOKUP_TIMEOUT_S))
+        return self._snapshot(tables)
 
     def close(self) -> None:
         """Close the pool; later calls fail with a non-retryable ResultError."""

@@ -17,17 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.datasources.arrow_util import table_from_rows
-from nl2sql.datasources.base import Capabilities, ResultError, ResultFrame
+from nl2sql.datasources.base import ResultError, ResultFrame
+from nl2sql.datasources.sql_adapter import SQLAdapter
 from nl2sql.datasources.sqlite_catalog import pragma_sql, read_catalog
 from nl2sql.datasources.sqlite_pool import ReadOnlyPool
 from nl2sql.errors import ConfigError, safe_one_line
-from nl2sql.schema.introspect import bounded_lookup, snapshot_with_statistics
 
 if TYPE_CHECKING:
     from nl2sql.schema.models import SchemaSnapshot
 
 _INTROSPECTION_TIMEOUT_S = 10.0
-_LOOKUP_TIMEOUT_S = 3.0
 _PROGRESS_STEPS = 1_000  # VM instructions between deadline checks (microseconds of work)
 
 _SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
@@ -46,7 +45,7 @@ _CONNECTION = (
 )
 
 
-class SQLiteAdapter:
+class SQLiteAdapter(SQLAdapter):
     """A read-only SQLite datasource (dialect "sqlite")."""
 
     dialect = "sqlite"
@@ -61,13 +60,9 @@ class SQLiteAdapter:
         timeout_s: float = 30.0,
         sample_values: int = 20,
     ) -> None:
-        self.id = id
+        self._init_settings(id, description=description, row_cap=row_cap, timeout_s=timeout_s,
+                            sample_values=sample_values)
         self.path = Path(path).expanduser().resolve()
-        self.description = description
-        self.capabilities = Capabilities()
-        self.row_cap = row_cap
-        self.timeout_s = timeout_s
-        self.sample_values = sample_values
         if not self.path.is_file():
             raise ConfigError(f"datasource {id!r}: SQLite file not found: {self.path}")
         self._pool = ReadOnlyPool(self.path.as_uri() + "?mode=ro")
@@ -101,19 +96,13 @@ class SQLiteAdapter:
     def fetch_schema(self) -> SchemaSnapshot:
         """Tables and views with columns, keys, row counts, distinct counts and samples."""
         tables = read_catalog(self._rows)
-        return snapshot_with_statistics(self, tables)
+        return self._snapshot(tables)
 
     def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
-        """Existing values of a column that equal or contain `needle` (case-insensitive).
-
-        Best effort and bounded: a lookup slower than a few seconds returns no values; a query
-        the database rejects (unknown table or column) raises ResultError.
-        """
-        if not needle or limit <= 0:
-            return []
-        self._check_column(table_key, column)
-        return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
-                              min(self.timeout_s, _LOOKUP_TIMEOUT_S))
+        """As SQLAdapter's, after checking the column exists (see the module note on quoting)."""
+        if needle and limit > 0:
+            self._check_column(table_key, column)
+        return super().lookup_values(table_key, column, needle, limit)
 
     def _check_column(self, table_key: str, column: str) -> None:
         """Raise ResultError unless the table has the column (see the module note on quoting)."""

@@ -1,0 +1,49 @@
+"""SQLAdapter: what every SQL datasource shares — its settings, the schema snapshot built from its
+catalog, and the bounded value lookup. Each engine's adapter adds its connection, `execute`,
+`_rows` and `read_catalog`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from nl2sql.datasources.base import Capabilities
+
+if TYPE_CHECKING:
+    from nl2sql.schema.models import SchemaSnapshot, Table
+
+#: A value lookup slower than this returns no values: it is best effort.
+LOOKUP_TIMEOUT_S = 3.0
+
+
+class SQLAdapter:
+    """Base of the SQL adapters; a subclass provides `dialect` and `_rows(sql, timeout_s=...)`."""
+
+    dialect: str
+
+    def _init_settings(
+        self, id: str, *, description: str | None, row_cap: int, timeout_s: float, sample_values: int
+    ) -> None:
+        self.id = id
+        self.description = description
+        self.capabilities = Capabilities()
+        self.row_cap = row_cap
+        self.timeout_s = timeout_s
+        self.sample_values = sample_values
+
+    def _snapshot(self, tables: Sequence[Table]) -> SchemaSnapshot:
+        """The SchemaSnapshot of catalog `tables`, each text column with samples and counts."""
+        from nl2sql.schema.introspect import snapshot_with_statistics
+
+        return snapshot_with_statistics(self, tables)
+
+    def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
+        """Existing values of a column that equal or contain `needle` (case-insensitive).
+
+        Best effort and bounded: a lookup slower than a few seconds returns no values; a query
+        the database rejects (unknown table or column) raises ResultError.
+        """
+        from nl2sql.schema.introspect import bounded_lookup
+
+        return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
+                              min(self.timeout_s, LOOKUP_TIMEOUT_S))
