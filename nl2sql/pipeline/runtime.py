@@ -27,7 +27,9 @@ from nl2sql.governance.gate import run_before
 from nl2sql.governance.services import for_user
 from nl2sql.pipeline.graph import RunCancelled
 from nl2sql.pipeline.names import SQL_AGENT
+from nl2sql.pipeline.nodes.decomposer.dag import ExecutionDAG
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
+from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.pipeline.trace import StateTree, TraceRecorder, reducers_of
 from nl2sql.security.rbac import UserContext
 
@@ -105,15 +107,15 @@ def run_with_graph(
 
 def scan_routing_order(state: dict[str, Any], delta: dict[str, Any]) -> int:
     """Position of a scan branch in the layer router's Send order (the DAG's scan order)."""
-    dag = state.get("execution_dag")
-    if dag is None:
+    if state.get("execution_dag") is None:
         return 0
-    nodes = dag.scan_nodes if hasattr(dag, "scan_nodes") else [n for n in dag["nodes"] if n["kind"] == "scan"]
-    order = [n.sub_query_id if hasattr(n, "sub_query_id") else n["sub_query_id"] for n in nodes]
+    # The rebuilt state mixes dumped dicts (the root) and models (deltas): validate both alike.
+    dag = ExecutionDAG.model_validate(state["execution_dag"])
+    order = [n.sub_query_id for n in dag.scan_nodes]
     for output in (delta.get("subgraph_outputs") or {}).values():
-        sq = output.sub_query.id if hasattr(output, "sub_query") else output["sub_query"]["id"]
-        if sq in order:
-            return order.index(sq)
+        sq = SubgraphOutput.model_validate(output).sub_query
+        if sq is not None and sq.id in order:
+            return order.index(sq.id)
     return len(order)
 
 

@@ -146,7 +146,25 @@ def _char_ngrams(term: str) -> list[str]:
     return grams or [padded]
 
 
-class HashingEmbedding:
+class CosineEmbeddingFunction:
+    """The parts of chromadb's embedding-function protocol our offline embeddings share: current
+    (not legacy), cosine space only, no config checks beyond each class's own."""
+
+    def is_legacy(self) -> bool:
+        return False
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine"]
+
+    @staticmethod
+    def validate_config(config: dict[str, Any]) -> None:
+        return None
+
+
+class HashingEmbedding(CosineEmbeddingFunction):
     """Hashed lexical features as a dense, L2-normalized vector (a chromadb embedding function)."""
 
     def __init__(self, dims: int = 1024) -> None:
@@ -185,19 +203,6 @@ class HashingEmbedding:
     def build_from_config(config: dict[str, Any]) -> HashingEmbedding:
         """Rebuild from `get_config()` output."""
         return HashingEmbedding(dims=int(config.get("dims", 1024)))
-
-    def is_legacy(self) -> bool:
-        return False
-
-    def default_space(self) -> str:
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:
-        return ["cosine"]
-
-    @staticmethod
-    def validate_config(config: dict[str, Any]) -> None:
-        return None
 
     def validate_config_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
         # a different dimension would make every stored vector incomparable

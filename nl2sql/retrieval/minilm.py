@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from nl2sql.retrieval.embeddings import CosineEmbeddingFunction
+
 _MAX_TOKENS = 256  # the model's own max_seq_length
 _HEADS = 12
 _LAYERS = 6
@@ -65,7 +67,7 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
 
 
-class MiniLMEmbedding:
+class MiniLMEmbedding(CosineEmbeddingFunction):
     """all-MiniLM-L6-v2 sentence embeddings (384 dims) as a chromadb embedding function."""
 
     def __init__(self) -> None:
@@ -152,19 +154,6 @@ class MiniLMEmbedding:
     def build_from_config(config: dict[str, Any]) -> MiniLMEmbedding:
         """Rebuild from `get_config()` output."""
         return MiniLMEmbedding()
-
-    def is_legacy(self) -> bool:
-        return False
-
-    def default_space(self) -> str:
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:
-        return ["cosine"]
-
-    @staticmethod
-    def validate_config(config: dict[str, Any]) -> None:
-        return None
 
     def validate_config_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
         return None
