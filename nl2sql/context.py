@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
     from nl2sql.execution.artifacts import ArtifactStore
     from nl2sql.governance.services import Governance
-    from nl2sql.reasoning.base import ModelRegistry
+    from nl2sql.reasoning.registry import ModelRegistry
     from nl2sql.retrieval.store import VectorStore
     from nl2sql.schema.models import SchemaSnapshot
     from nl2sql.settings import Settings

@@ -8,6 +8,7 @@ that cannot schedule work (`PipelineExecutionError`, which carries the PipelineE
 
 from __future__ import annotations
 
+import traceback
 from enum import StrEnum
 from typing import Any
 
@@ -155,3 +156,35 @@ def safe_one_line(text: object, limit: int = 240) -> str:
     """First line of `text`, trimmed: for messages shown to users."""
     line = str(text).strip().splitlines()[0] if str(text).strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def error(
+    node: str,
+    code: ErrorCode,
+    message: str,
+    *,
+    severity: ErrorSeverity = ErrorSeverity.ERROR,
+    retryable: bool = False,
+    sub_query_id: str | None = None,
+    **details: Any,
+) -> PipelineError:
+    return PipelineError(
+        node=node,
+        message=safe_one_line(message),
+        severity=severity,
+        error_code=code,
+        retryable=retryable,
+        sub_query_id=sub_query_id,
+        details=details,
+    )
+
+
+def crash(node: str, code: ErrorCode, exc: BaseException, **kw: Any) -> PipelineError:
+    """An unexpected exception as a PipelineError: the type and first line, trace in details."""
+    return error(
+        node,
+        code,
+        f"{node} failed: {type(exc).__name__}: {safe_one_line(exc)}",
+        trace="".join(traceback.format_exception(exc)),
+        **kw,
+    )

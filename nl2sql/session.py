@@ -14,8 +14,8 @@ from typing import Any
 
 from nl2sql.context import CancelToken, NL2SQLContext, SchemaStore
 from nl2sql.errors import ConfigError
-from nl2sql.reasoning.base import MODEL_NODES, ModelRegistry
 from nl2sql.reasoning.llm.config import ResolvedModels, resolve_models
+from nl2sql.reasoning.registry import MODEL_NODES, ModelRegistry
 from nl2sql.result import QueryResult
 from nl2sql.security.rbac import UserContext
 from nl2sql.settings import (

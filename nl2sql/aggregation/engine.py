@@ -15,14 +15,9 @@ import pyarrow as pa
 from nl2sql.aggregation.combine import CombineInputs, compare, join, role_labels, union_all
 from nl2sql.aggregation.duck import AggregationError, DuckSession
 from nl2sql.aggregation.post_ops import apply_post_op
+from nl2sql.dag import DAGNode, ExecutionDAG
+from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse, PostCombineOp
 from nl2sql.errors import ErrorCode, PipelineError, RunWarning, safe_one_line
-from nl2sql.pipeline.nodes.decomposer.dag import DAGNode, ExecutionDAG
-from nl2sql.pipeline.nodes.decomposer.schemas import (
-    CombineGroup,
-    CombineInput,
-    DecomposerResponse,
-    PostCombineOp,
-)
 
 NODE = "aggregator"
 

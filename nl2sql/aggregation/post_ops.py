@@ -23,7 +23,7 @@ from nl2sql.aggregation.duck import (
     unique_names,
     with_row_number,
 )
-from nl2sql.pipeline.nodes.decomposer.schemas import PostCombineOp
+from nl2sql.decomposition import PostCombineOp
 from nl2sql.plan import Aggregate, BoolOp, ColumnRef, Expr, InList, SelectItem, walk
 
 _COMPARISONS = {"=": exp.EQ, "!=": exp.NEQ, "<": exp.LT, "<=": exp.LTE, ">": exp.GT, ">=": exp.GTE}

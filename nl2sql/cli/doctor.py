@@ -42,8 +42,8 @@ def run_doctor(
     environ: Mapping[str, str] | None = None,
 ) -> int:
     """Print the checks; 0 when everything works, 1 otherwise."""
-    from nl2sql.reasoning.base import MODEL_NODES
     from nl2sql.reasoning.llm.config import resolve_models
+    from nl2sql.reasoning.registry import MODEL_NODES
     from nl2sql.settings import build_settings, find_config_file, load_config_file
 
     env = os.environ if environ is None else environ

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from nl2sql.errors import ErrorCode, ErrorSeverity
+from nl2sql.errors import ErrorCode, ErrorSeverity, error
 from nl2sql.governance.approvals import (
     Approval,
     ApprovalRequest,
@@ -21,7 +21,6 @@ from nl2sql.governance.approvals import (
     pinned_from_approvals,
 )
 from nl2sql.governance.curated import CuratedAnswer
-from nl2sql.pipeline.nodes.common import error
 
 if TYPE_CHECKING:
     from nl2sql.result import QueryResult
@@ -145,7 +144,7 @@ def supplied_pin(context, question: str, plan, datasource: str | None) -> Pinned
     The datasource is `datasource`, or the one datasource whose schema has every table the plan
     names; the pin carries the schema's current fingerprint (the plan is validated as it runs).
     """
-    from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery, sub_query_id
+    from nl2sql.decomposition import DecomposerResponse, SubQuery, sub_query_id
     from nl2sql.plan import PlanModel
 
     if isinstance(plan, PinnedRun):

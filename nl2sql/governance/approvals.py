@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery
+from nl2sql.decomposition import DecomposerResponse, SubQuery
 from nl2sql.plan import PlanModel
 
 
@@ -65,7 +65,7 @@ class PinnedRun(BaseModel):
 def request_id(question: str, sub_query: SubQuery, plan: PlanModel | None, sql: str) -> str:
     """The stable id of an approval request: a hash of what would run and why.
 
-    >>> from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
+    >>> from nl2sql.decomposition import SubQuery
     >>> sq = SubQuery(id="sq_1", datasource_id="w", intent="count orders")
     >>> request_id("q", sq, None, "SELECT 1") == request_id("q", sq, None, "SELECT 1")
     True

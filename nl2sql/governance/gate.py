@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError
+from nl2sql.decomposition import SubQuery
+from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, error
 from nl2sql.governance.approvals import Approval, ApprovalRequest, request_id
 from nl2sql.governance.hooks import ExecuteHookContext, HookError
 from nl2sql.governance.services import governance_of
-from nl2sql.pipeline.nodes.common import error
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
 from nl2sql.plan import PlanModel
 from nl2sql.security.rbac import UserContext, raw_snapshot
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+from nl2sql.decomposition import SubQuery
 from nl2sql.errors import NL2SQLError, safe_one_line
 from nl2sql.governance.approvals import Approval
 from nl2sql.governance.touches import Touches, sql_touches
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
 from nl2sql.plan import PlanModel
 from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.security.rbac import UserContext

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.datasources.base import ResultError
-from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError
+from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, crash, error
 from nl2sql.execution.models import ArtifactRef
 from nl2sql.governance.curated import CuratedAnswer
 from nl2sql.governance.services import access_of
 from nl2sql.governance.touches import sql_touches
-from nl2sql.pipeline.nodes.common import crash, error
 from nl2sql.security.rbac import UserContext, raw_snapshot
 from nl2sql.security.sql_guard import check_sql
 

@@ -8,10 +8,9 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.errors import ErrorCode, PipelineError, RunWarning
+from nl2sql.decomposition import SubQuery
+from nl2sql.errors import ErrorCode, PipelineError, RunWarning, error
 from nl2sql.governance.approvals import Approval, PinnedSource
-from nl2sql.pipeline.nodes.common import error
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.plan import PlanModel

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nl2sql.context import CancelToken, NL2SQLContext
+from nl2sql.dag import ExecutionDAG
 from nl2sql.errors import (
     ErrorCode,
     ErrorSeverity,
@@ -27,7 +28,6 @@ from nl2sql.governance.gate import run_before
 from nl2sql.governance.services import for_user
 from nl2sql.pipeline.graph import RunCancelled
 from nl2sql.pipeline.names import SQL_AGENT
-from nl2sql.pipeline.nodes.decomposer.dag import ExecutionDAG
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.pipeline.trace import StateTree, TraceRecorder, reducers_of

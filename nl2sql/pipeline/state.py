@@ -14,22 +14,20 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.dag import ExecutionDAG
+from nl2sql.decomposition import DecomposerResponse, SubQuery
 from nl2sql.errors import PipelineError, RunWarning
 from nl2sql.execution.models import ArtifactRef
 from nl2sql.governance.approvals import Approval, ApprovalRequest, PinnedRun, PinnedSource
 from nl2sql.governance.curated import VerifiedMatch
 from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
-from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
 from nl2sql.pipeline.nodes.datasource_resolver.schemas import DatasourceResolverResponse
-from nl2sql.pipeline.nodes.decomposer.dag import ExecutionDAG
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
 from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
 from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse
 from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import LogicalValidatorResponse
-from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.plan import PlanModel
+from nl2sql.reasoning.base import AnswerSynthesizerResponse, ASTPlannerResponse, RefinerResponse
 from nl2sql.schema.models import Table
 from nl2sql.security.rbac import UserContext
 

@@ -1,29 +1,24 @@
-"""The reasoning skills (one per model-made decision) and the per-node model registry.
+"""The reasoning skills: one per model-made decision, its request and its response.
 
 Every decision a model would make is a typed skill: a request dataclass in, a pydantic response
 out. The offline engine implements all of them; a chat model implements them through structured
-output. Nodes ask the registry for the skill of their node name and never know which is behind it.
+output. Nodes ask the model registry (`reasoning/registry.py`) for the skill of their node name
+and never know which is behind it.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
-from nl2sql.errors import ConfigError, NL2SQLError
-from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
-from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
-from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from nl2sql.decomposition import DecomposerResponse, SubQuery
 from nl2sql.plan import PlanModel
-from nl2sql.reasoning.llm.config import ModelConfig
 from nl2sql.schema.models import SchemaSnapshot
 
-#: The nodes that make model decisions, in pipeline order.
-MODEL_NODES = ("answerability", "decomposer", "ast_planner", "refiner", "answer_synthesizer")
+_FORBID = ConfigDict(extra="forbid")
 
 #: Bounded lookup of existing values: (table_key, column, needle, limit) -> matching values.
 ValueLookup = Callable[[str, str, str, int], list[str]]
@@ -82,6 +77,50 @@ class SynthesizeRequest:
     decomposition: DecomposerResponse | None = None
 
 
+# -- responses (what a model emits: extra fields are refused, so a bad answer is asked again) ----
+
+
+class AnswerabilityResponse(BaseModel):
+    """Whether the question can be answered from the candidate datasources, and by which."""
+
+    model_config = _FORBID
+
+    answerable: bool
+    datasource_ids: list[str] = Field(default_factory=list)  # those that can answer
+    reason: str = ""
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
+class ASTPlannerResponse(BaseModel):
+    """One sub-query's plan (None: the planner refused), and where it came from."""
+
+    model_config = _FORBID
+
+    plan: PlanModel | None = None
+    plan_source: Literal["planned", "pinned", "verified"] = "planned"
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    reasoning: str = ""
+
+
+class RefinerResponse(BaseModel):
+    """What the planner should change on its next attempt."""
+
+    model_config = _FORBID
+
+    feedback: str
+    latest_error: dict[str, Any] = Field(default_factory=dict)  # {node, error_code, message}
+    hints: dict[str, Any] = Field(default_factory=dict)  # structured repairs, e.g. a value fix
+
+
+class AnswerSynthesizerResponse(BaseModel):
+    """The answer in words."""
+
+    model_config = _FORBID
+
+    answer: str
+    format: str = "text"
+
+
 class AnswerabilitySkill(Protocol):
     def check_answerability(self, request: AnswerabilityRequest) -> AnswerabilityResponse: ...
 
@@ -100,83 +139,3 @@ class RefinerSkill(Protocol):
 
 class SynthesizerSkill(Protocol):
     def synthesize(self, request: SynthesizeRequest) -> AnswerSynthesizerResponse: ...
-
-
-class MissingModelError(NL2SQLError):
-    """A node needs a model and none is configured (MISSING_LLM)."""
-
-
-class ModelRegistry:
-    """Maps each model node to a ModelConfig ("offline" or "provider:model") and builds its skill
-    once. Offline nodes share one engine (and its snapshot indexes)."""
-
-    def __init__(
-        self,
-        specs: Mapping[str, str | ModelConfig | None] | None = None,
-        default: str | None = "offline",
-        *,
-        skills: Mapping[str, Any] | None = None,
-        sources: Mapping[str, Mapping[str, str]] | None = None,
-    ):
-        """`skills` supplies ready skill objects per node (e.g. a scripted fake in tests);
-        `sources` says where each node's settings came from (shown by `nl2sql doctor`)."""
-        unknown = (set(specs or {}) | set(skills or {})) - set(MODEL_NODES)
-        if unknown:
-            raise ConfigError(
-                f"unknown model node(s) {sorted(unknown)}; known nodes: {', '.join(MODEL_NODES)}"
-            )
-        given = dict(specs or {})
-        self._configs = {node: _as_config(given.get(node, default)) for node in MODEL_NODES}
-        self._skills: dict[str, Any] = dict(skills or {})
-        self._ready = frozenset(self._skills)  # given objects, not built from a config
-        self._offline: Any = None
-        self.sources = {node: dict(v) for node, v in (sources or {}).items()}
-        self._lock = threading.Lock()
-
-    def spec(self, node: str) -> str | None:
-        config = self._configs[node]
-        return config.model if config is not None else None
-
-    def config(self, node: str) -> ModelConfig | None:
-        """The node's model settings (None when a ready skill object or nothing is configured)."""
-        return None if node in self._ready else self._configs[node]
-
-    @property
-    def specs(self) -> dict[str, str | None]:
-        return {node: self.spec(node) for node in MODEL_NODES}
-
-    def skill(self, node: str) -> Any:
-        """The object implementing `node`'s skill; MissingModelError when none is configured."""
-        with self._lock:
-            if node in self._skills:
-                return self._skills[node]
-            config = self._configs.get(node)
-            if config is None:
-                raise MissingModelError(f"no model is configured for node {node!r}")
-            if config.is_offline:
-                self._offline = self._offline or _build_skill(config)
-                self._skills[node] = self._offline
-            else:
-                self._skills[node] = _build_skill(config)
-            return self._skills[node]
-
-
-def _as_config(value: str | ModelConfig | None) -> ModelConfig | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, ModelConfig):
-        return value
-    try:
-        return ModelConfig(model=value)
-    except ValueError as exc:
-        raise ConfigError(f"model spec {value!r} must be 'offline' or 'provider:model'") from exc
-
-
-def _build_skill(config: ModelConfig) -> Any:
-    if config.is_offline:
-        from nl2sql.reasoning.offline.engine import OfflineEngine
-
-        return OfflineEngine()
-    from nl2sql.reasoning.llm.skill import ChatModelSkill
-
-    return ChatModelSkill(config)

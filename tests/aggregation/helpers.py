@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 from nl2sql.aggregation import CombineOutcome, run_combine
-from nl2sql.pipeline.nodes.decomposer.dag import build_dag
-from nl2sql.pipeline.nodes.decomposer.schemas import (
+from nl2sql.dag import build_dag
+from nl2sql.decomposition import (
     CombineGroup,
     CombineInput,
     DecomposerResponse,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from nl2sql.decomposition import PostCombineOp
 from nl2sql.errors import ErrorCode, ErrorSeverity
-from nl2sql.pipeline.nodes.decomposer.schemas import PostCombineOp
 from nl2sql.plan import OrderItem, col
 
 from .helpers import group, run

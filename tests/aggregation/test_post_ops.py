@@ -7,8 +7,8 @@ import pytest
 import sqlglot
 
 from nl2sql.aggregation.post_ops import to_sqlglot
+from nl2sql.decomposition import PostCombineOp
 from nl2sql.errors import ErrorCode
-from nl2sql.pipeline.nodes.decomposer.schemas import PostCombineOp
 from nl2sql.plan import (
     Aggregate,
     Arithmetic,

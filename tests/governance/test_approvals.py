@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from nl2sql.decomposition import DecomposerResponse, SubQuery
 from nl2sql.governance.approvals import (
     Approval,
     ApprovalRequest,
@@ -15,7 +16,6 @@ from nl2sql.governance.approvals import (
     request_id,
 )
 from nl2sql.governance.stores import ApprovalStore, PinStore
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery
 from nl2sql.plan import Aggregate, PlanModel, SelectItem, TableRef
 
 SQ = SubQuery(id="sq_1", datasource_id="shop", intent="count orders")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from nl2sql.decomposition import SubQuery
 from nl2sql.governance.builtin_policies import builtin_hooks
 from nl2sql.governance.hooks import ExecuteHookContext, HookRegistry
 from nl2sql.governance.touches import sql_touches
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
 from nl2sql.security.rbac import UserContext
 from nl2sql.settings import PoliciesConfig
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from nl2sql.decomposition import SubQuery
 from nl2sql.governance.approvals import Approval
 from nl2sql.governance.hooks import (
     Decision,
@@ -12,7 +13,6 @@ from nl2sql.governance.hooks import (
     HookRegistry,
     RunHookContext,
 )
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
 from nl2sql.security.rbac import UserContext
 
 SQ = SubQuery(id="sq_1", datasource_id="shop", intent="count orders")

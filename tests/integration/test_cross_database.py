@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import nl2sql
-from nl2sql.pipeline.nodes.decomposer.schemas import (
+from nl2sql.decomposition import (
     CombineGroup,
     CombineInput,
     DecomposerResponse,

@@ -13,14 +13,8 @@ from pathlib import Path
 import pytest
 
 import nl2sql
+from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse, SubQuery
 from nl2sql.errors import ConfigError, ErrorCode, ErrorSeverity
-from nl2sql.pipeline.nodes.decomposer.schemas import (
-    CombineGroup,
-    CombineInput,
-    DecomposerResponse,
-    SubQuery,
-)
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
 from nl2sql.plan import (
     Aggregate,
     ColumnRef,
@@ -28,6 +22,7 @@ from nl2sql.plan import (
     SelectItem,
     TableRef,
 )
+from nl2sql.reasoning.base import ASTPlannerResponse
 from nl2sql.reasoning.offline.engine import OfflineEngine
 from tests.pipeline.scripted import FixedPlanner, slow_cross_join_plan
 
@@ -209,8 +204,8 @@ def test_statement_timeout_is_fatal_db_execution_error(demo_paths, tmp_path):
 
 
 def test_missing_sql_is_added_when_no_error_was_blocking():
+    from nl2sql.errors import error
     from nl2sql.pipeline.graph_utils import report
-    from nl2sql.pipeline.nodes.common import error
     from nl2sql.pipeline.state import SubgraphExecutionState
 
     warning = error("logical_validator", ErrorCode.COLUMN_NOT_FOUND, "maybe",

@@ -18,8 +18,8 @@ from nl2sql.demo import build_demo, demo_sources
 from nl2sql.errors import ErrorCode
 from nl2sql.governance.hooks import Decision
 from nl2sql.plan import Aggregate, ColumnRef, Comparison, Literal_, PlanModel, SelectItem, TableRef
-from nl2sql.reasoning.base import MODEL_NODES
 from nl2sql.reasoning.offline.engine import OfflineEngine
+from nl2sql.reasoning.registry import MODEL_NODES
 from nl2sql.security.rbac import UserContext
 
 CANCELLED = "How many orders were cancelled?"

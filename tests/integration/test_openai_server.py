@@ -12,20 +12,11 @@ import pytest
 
 import nl2sql
 from nl2sql.cli.main import main
+from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse, JoinKey, SubQuery
 from nl2sql.demo import demo_sources
 from nl2sql.demo.check import check
 from nl2sql.demo.questions import DEMO_QUESTIONS
 from nl2sql.errors import ErrorCode
-from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
-from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
-from nl2sql.pipeline.nodes.decomposer.schemas import (
-    CombineGroup,
-    CombineInput,
-    DecomposerResponse,
-    JoinKey,
-    SubQuery,
-)
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
 from nl2sql.plan import (
     Aggregate,
     Between,
@@ -37,6 +28,11 @@ from nl2sql.plan import (
     PlanModel,
     SelectItem,
     TableRef,
+)
+from nl2sql.reasoning.base import (
+    AnswerabilityResponse,
+    AnswerSynthesizerResponse,
+    ASTPlannerResponse,
 )
 from tests.reasoning.llm.openai_server import (
     OpenAIServer,

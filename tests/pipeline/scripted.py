@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
 from nl2sql.plan import (
     Aggregate,
     Arithmetic,
@@ -16,6 +15,7 @@ from nl2sql.plan import (
     SelectItem,
     TableRef,
 )
+from nl2sql.reasoning.base import ASTPlannerResponse
 
 
 def slow_cross_join_plan() -> PlanModel:

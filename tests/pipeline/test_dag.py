@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from nl2sql.pipeline.nodes.decomposer.dag import DAGError, build_dag
-from nl2sql.pipeline.nodes.decomposer.schemas import (
+from nl2sql.dag import DAGError, build_dag
+from nl2sql.decomposition import (
     CombineGroup,
     CombineInput,
     DecomposerResponse,

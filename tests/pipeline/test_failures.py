@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import nl2sql
+from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse, JoinKey, SubQuery
 from nl2sql.errors import ErrorCode
-from nl2sql.pipeline.nodes.decomposer.schemas import (
-    CombineGroup,
-    CombineInput,
-    DecomposerResponse,
-    JoinKey,
-    SubQuery,
-)
 from nl2sql.plan import Aggregate, ColumnRef, PlanModel, SelectItem, TableRef
 from tests.pipeline.scripted import FixedPlanner
 

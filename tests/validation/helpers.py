@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import ValidationCheck
 from nl2sql.plan import PlanModel, SelectItem, TableRef
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.validation.checks import ValidationCheck
 
 
 def _table(name: str, columns: str, schema: str | None = None) -> Table:

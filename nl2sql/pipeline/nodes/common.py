@@ -1,43 +1,10 @@
-"""Small helpers every node uses to report: errors as values, reasoning entries."""
+"""Small helpers every node uses to report: reasoning entries and skill failures."""
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
-from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, safe_one_line
-
-
-def error(
-    node: str,
-    code: ErrorCode,
-    message: str,
-    *,
-    severity: ErrorSeverity = ErrorSeverity.ERROR,
-    retryable: bool = False,
-    sub_query_id: str | None = None,
-    **details: Any,
-) -> PipelineError:
-    return PipelineError(
-        node=node,
-        message=safe_one_line(message),
-        severity=severity,
-        error_code=code,
-        retryable=retryable,
-        sub_query_id=sub_query_id,
-        details=details,
-    )
-
-
-def crash(node: str, code: ErrorCode, exc: BaseException, **kw: Any) -> PipelineError:
-    """An unexpected exception as a PipelineError: the type and first line, trace in details."""
-    return error(
-        node,
-        code,
-        f"{node} failed: {type(exc).__name__}: {safe_one_line(exc)}",
-        trace="".join(traceback.format_exception(exc)),
-        **kw,
-    )
+from nl2sql.errors import ErrorCode, PipelineError, crash, error
 
 
 def reasoning(node: str, content: str, **extra: Any) -> dict[str, Any]:
@@ -53,8 +20,8 @@ def skill_failure(node: str, exc: BaseException, fallback: ErrorCode, **kw: Any)
     model call failed — fatal, so never retried; INVALID_CONFIG for unusable model settings;
     else `fallback` with the trace in details."""
     from nl2sql.errors import ConfigError
-    from nl2sql.reasoning.base import MissingModelError
     from nl2sql.reasoning.llm.errors import ModelCallError
+    from nl2sql.reasoning.registry import MissingModelError
 
     if isinstance(exc, MissingModelError):
         return error(node, ErrorCode.MISSING_LLM, str(exc), **kw)

@@ -6,11 +6,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.decomposition import SubQuery
 from nl2sql.errors import PipelineError
 from nl2sql.execution.models import ArtifactRef
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
-from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import ValidationCheck
 from nl2sql.plan import PlanModel
+from nl2sql.validation.checks import ValidationCheck
 
 
 class SubgraphOutput(BaseModel):

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
-from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
-from nl2sql.pipeline.nodes.decomposer.dag import DAGError, build_dag
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, sub_query_id
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
-from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
+from nl2sql.dag import DAGError, build_dag
+from nl2sql.decomposition import DecomposerResponse, sub_query_id
 from nl2sql.reasoning.base import (
     AnswerabilityRequest,
+    AnswerabilityResponse,
+    AnswerSynthesizerResponse,
+    ASTPlannerResponse,
     DecomposeRequest,
     PlanRequest,
     RefineRequest,
+    RefinerResponse,
     SynthesizeRequest,
 )
 from nl2sql.reasoning.llm import builders

@@ -1,4 +1,4 @@
-"""Prompt templates: package data beside each node (`<node>/prompts/*.md`), rendered here.
+"""Prompt templates: package data in `reasoning/llm/prompts/*.md`, rendered here.
 
 A template is markdown with two top-level sections, `# system` and `# user`, and `{{name}}`
 placeholders. Rendering fails loudly on a placeholder without a value, so a template and its
@@ -16,16 +16,11 @@ from typing import Any
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 _SECTION = re.compile(r"^# (system|user)\s*$", re.MULTILINE)
 
-#: Where each prompt lives: (package of the node, file name under its prompts/ folder).
-PROMPT_FILES: dict[str, tuple[str, str]] = {
-    "answerability": ("nl2sql.pipeline.nodes.datasource_resolver", "answerability.md"),
-    "decomposer": ("nl2sql.pipeline.nodes.decomposer", "decomposer.md"),
-    "ast_planner": ("nl2sql.pipeline.subgraphs.nodes.ast_planner", "ast_planner.md"),
-    "plan_format": ("nl2sql.pipeline.subgraphs.nodes.ast_planner", "plan_format.md"),
-    "dialects": ("nl2sql.pipeline.subgraphs.nodes.ast_planner", "dialects.md"),
-    "refiner": ("nl2sql.pipeline.subgraphs.nodes.refiner", "refiner.md"),
-    "answer_synthesizer": ("nl2sql.pipeline.nodes.answer_synthesizer", "answer_synthesizer.md"),
-    "reask": ("nl2sql.reasoning.llm", "reask.md"),
+#: The prompt files (package data in `reasoning/llm/prompts/`), by template name.
+PROMPT_FILES: dict[str, str] = {
+    name: f"{name}.md"
+    for name in ("answerability", "decomposer", "ast_planner", "plan_format", "dialects", "refiner",
+                 "answer_synthesizer", "reask")
 }
 
 
@@ -50,8 +45,9 @@ class Prompt:
 @cache
 def load_text(name: str) -> str:
     """The raw text of a prompt file."""
-    package, filename = PROMPT_FILES[name]
-    return resources.files(package).joinpath("prompts", filename).read_text(encoding="utf-8")
+    return resources.files("nl2sql.reasoning.llm").joinpath("prompts", PROMPT_FILES[name]).read_text(
+        encoding="utf-8"
+    )
 
 
 def fill(template: str, values: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ reason names the words nothing matched ("no table or column matches 'weather'").
 
 from __future__ import annotations
 
-from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
+from nl2sql.reasoning.base import AnswerabilityResponse
 from nl2sql.reasoning.offline.cache import IndexCache
 from nl2sql.reasoning.offline.linking import Linking, link
 from nl2sql.reasoning.offline.scan import scan

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from nl2sql.pipeline.nodes.decomposer.schemas import (
+from nl2sql.decomposition import (
     CombineGroup,
     CombineInput,
     DecomposerResponse,

@@ -8,16 +8,16 @@ datasource id, structural fingerprint and a digest of the samples.
 
 from __future__ import annotations
 
-from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
-from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
-from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
+from nl2sql.decomposition import DecomposerResponse
 from nl2sql.reasoning.base import (
     AnswerabilityRequest,
+    AnswerabilityResponse,
+    AnswerSynthesizerResponse,
+    ASTPlannerResponse,
     DecomposeRequest,
     PlanRequest,
     RefineRequest,
+    RefinerResponse,
     SynthesizeRequest,
 )
 from nl2sql.reasoning.offline import answerability, decompose, refine, synthesis

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
+from nl2sql.reasoning.base import RefinerResponse
 
 
 def error_code(latest_error: Mapping[str, Any]) -> str:

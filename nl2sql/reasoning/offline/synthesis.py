@@ -14,8 +14,7 @@ import datetime as dt
 import re
 from decimal import Decimal
 
-from nl2sql.pipeline.nodes.answer_synthesizer.schemas import AnswerSynthesizerResponse
-from nl2sql.reasoning.base import ResultPreview
+from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
 
 _AUX = r"(?:are|were|is|was|have|has|had|exist|existed)"
 _HOW_MANY = re.compile(rf"^how many\s+(?P<subject>.+?)\s+(?P<aux>{_AUX})\b(?P<rest>.*)$", re.I)

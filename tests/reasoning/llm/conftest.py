@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
+from nl2sql.decomposition import SubQuery
 from nl2sql.reasoning.llm import usage
 from nl2sql.reasoning.llm.config import ModelConfig
 from nl2sql.reasoning.llm.skill import ChatModelSkill

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from nl2sql.errors import ConfigError, ErrorCode
-from nl2sql.reasoning.base import ModelRegistry
 from nl2sql.reasoning.llm.chat import (
     build_chat_model,
     chat_model_kwargs,
@@ -15,6 +14,7 @@ from nl2sql.reasoning.llm.chat import (
 from nl2sql.reasoning.llm.config import ModelConfig
 from nl2sql.reasoning.llm.errors import ProviderError
 from nl2sql.reasoning.llm.skill import ChatModelSkill
+from nl2sql.reasoning.registry import ModelRegistry
 
 
 def test_an_openai_compatible_server_gets_our_timeout_and_no_sdk_retries():

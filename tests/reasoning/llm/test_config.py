@@ -6,8 +6,8 @@ import pytest
 
 import nl2sql
 from nl2sql.errors import ConfigError
-from nl2sql.reasoning.base import MODEL_NODES, ModelRegistry
 from nl2sql.reasoning.llm.config import ModelConfig, resolve_models
+from nl2sql.reasoning.registry import MODEL_NODES, ModelRegistry
 
 FILE = {
     "default": "openai:gpt-4.1-mini",

@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 import yaml
 
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
+from nl2sql.decomposition import DecomposerResponse
 from nl2sql.plan import PlanModel
+from nl2sql.reasoning.base import ASTPlannerResponse
 from nl2sql.reasoning.llm.jsonschema import compact_schema, schema_size
 
 GOLDEN = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "sqlgen").glob("*.yaml"))

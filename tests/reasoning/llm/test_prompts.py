@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nl2sql.pipeline.nodes.decomposer.schemas import CombineGroup, CombineInput, DecomposerResponse
+from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse
 from nl2sql.plan import Aggregate, ColumnRef, Comparison, Literal_, PlanModel, SelectItem, TableRef
 from nl2sql.reasoning.base import (
     AnswerabilityRequest,

@@ -3,7 +3,7 @@ pydantic cannot make (datasources, a valid DAG) re-asked."""
 
 from __future__ import annotations
 
-from nl2sql.pipeline.nodes.decomposer.schemas import (
+from nl2sql.decomposition import (
     CombineGroup,
     CombineInput,
     DecomposerResponse,

@@ -13,8 +13,7 @@ from typing_extensions import TypedDict
 
 from nl2sql.context import CancelToken
 from nl2sql.errors import ErrorCode
-from nl2sql.pipeline.nodes.datasource_resolver.schemas import AnswerabilityResponse
-from nl2sql.reasoning.base import AnswerabilityRequest
+from nl2sql.reasoning.base import AnswerabilityRequest, AnswerabilityResponse
 from nl2sql.reasoning.llm import usage
 from nl2sql.reasoning.llm.errors import ModelCallCancelled, ModelOutputError, ProviderError
 from tests.reasoning.llm.conftest import scripted_skill

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from nl2sql.pipeline.nodes.decomposer.dag import build_dag
-from nl2sql.pipeline.nodes.decomposer.schemas import sub_query_id
+from nl2sql.dag import build_dag
+from nl2sql.decomposition import sub_query_id
 from nl2sql.reasoning.base import DecomposeRequest
 from nl2sql.reasoning.offline.engine import OfflineEngine
 from nl2sql.reasoning.offline.split import split_question

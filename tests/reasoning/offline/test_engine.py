@@ -4,9 +4,10 @@ import re
 import time
 from pathlib import Path
 
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
-from nl2sql.reasoning.base import ModelRegistry, PlanRequest
+from nl2sql.decomposition import SubQuery
+from nl2sql.reasoning.base import PlanRequest
 from nl2sql.reasoning.offline.engine import OfflineEngine
+from nl2sql.reasoning.registry import ModelRegistry
 from nl2sql.schema.models import Column, ForeignKey, SchemaSnapshot, Table
 
 ENGINE_DIR = Path(__file__).resolve().parents[3] / "nl2sql" / "reasoning" / "offline"

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
+from nl2sql.decomposition import SubQuery
 from nl2sql.errors import ErrorCode
-from nl2sql.pipeline.nodes.decomposer.schemas import SubQuery
 from nl2sql.plan import Comparison, walk
 from nl2sql.reasoning.base import PlanRequest, RefineRequest
 from nl2sql.reasoning.offline.engine import OfflineEngine

@@ -13,6 +13,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
+from nl2sql.dag import build_dag
+from nl2sql.decomposition import DecomposerResponse, SubQuery, sub_query_id
 from nl2sql.errors import RunWarning
 from nl2sql.governance.curated import CuratedHit, VerifiedMatch
 from nl2sql.governance.gate import Candidate, screen
@@ -21,8 +23,6 @@ from nl2sql.governance.verified import rbac_denied, run_verified, verified_sql
 from nl2sql.pipeline.graph_utils import subgraph_id_for
 from nl2sql.pipeline.names import CURATED_MATCHER
 from nl2sql.pipeline.nodes.common import reasoning
-from nl2sql.pipeline.nodes.decomposer.dag import build_dag
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse, SubQuery, sub_query_id
 from nl2sql.pipeline.state import GraphState
 from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput

@@ -13,17 +13,6 @@ class ResolvedDatasource(BaseModel):
     reason: str = ""
 
 
-class AnswerabilityResponse(BaseModel):
-    """What the answerability skill decides (offline engine or a model)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    answerable: bool
-    datasource_ids: list[str] = Field(default_factory=list)  # those that can answer
-    reason: str = ""
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-
-
 class DatasourceResolverResponse(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -12,13 +12,13 @@ from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError
+from nl2sql.dag import DAGError, build_dag
+from nl2sql.decomposition import DecomposerResponse
+from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, error
 from nl2sql.governance.approvals import PinnedRun
 from nl2sql.governance.services import access_of
 from nl2sql.pipeline.names import PINNED_ENTRY
-from nl2sql.pipeline.nodes.common import error, reasoning
-from nl2sql.pipeline.nodes.decomposer.dag import DAGError, build_dag
-from nl2sql.pipeline.nodes.decomposer.schemas import DecomposerResponse
+from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState
 from nl2sql.security.rbac import raw_snapshot
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.errors import ErrorCode
+from nl2sql.errors import ErrorCode, error
 from nl2sql.pipeline.names import AST_PLANNER
-from nl2sql.pipeline.nodes.common import error, reasoning, skill_failure
+from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import SubgraphExecutionState
-from nl2sql.pipeline.subgraphs.nodes.ast_planner.schemas import ASTPlannerResponse
-from nl2sql.reasoning.base import PlanRequest
+from nl2sql.reasoning.base import ASTPlannerResponse, PlanRequest
 
 NODE = AST_PLANNER
 

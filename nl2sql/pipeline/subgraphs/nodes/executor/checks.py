@@ -11,8 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterator
 
-from nl2sql.errors import ErrorCode, PipelineError
-from nl2sql.pipeline.nodes.common import error
+from nl2sql.errors import ErrorCode, PipelineError, error
 from nl2sql.plan import Aggregate, ColumnRef, Comparison, InList, Literal_, PlanModel, walk
 from nl2sql.schema.models import SchemaSnapshot
 

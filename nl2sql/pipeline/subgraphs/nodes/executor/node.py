@@ -8,9 +8,9 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.datasources.base import ResultError
-from nl2sql.errors import ErrorCode
+from nl2sql.errors import ErrorCode, crash, error
 from nl2sql.pipeline.names import EXECUTOR
-from nl2sql.pipeline.nodes.common import crash, error, reasoning
+from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.nodes.executor.checks import (
     join_fan_out,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.errors import ErrorCode
+from nl2sql.errors import ErrorCode, crash
 from nl2sql.pipeline.names import GENERATOR
-from nl2sql.pipeline.nodes.common import crash, reasoning
+from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse
 from nl2sql.sqlgen import render_plan

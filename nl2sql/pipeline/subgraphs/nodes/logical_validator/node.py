@@ -16,13 +16,11 @@ from nl2sql.governance.services import access_of
 from nl2sql.pipeline.names import LOGICAL_VALIDATOR
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
-from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import (
-    LogicalValidatorResponse,
-    ValidationCheck,
-)
+from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import LogicalValidatorResponse
 from nl2sql.plan import PlanModel
 from nl2sql.security.rbac import raw_snapshot
 from nl2sql.validation import checks_to_errors, validate_plan
+from nl2sql.validation.checks import ValidationCheck
 from nl2sql.validation.rules import RULES
 
 NODE = LOGICAL_VALIDATOR

@@ -9,8 +9,7 @@ from nl2sql.errors import ErrorCode
 from nl2sql.pipeline.names import REFINER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import SubgraphExecutionState
-from nl2sql.pipeline.subgraphs.nodes.refiner.schemas import RefinerResponse
-from nl2sql.reasoning.base import RefineRequest
+from nl2sql.reasoning.base import RefineRequest, RefinerResponse
 
 NODE = REFINER
 

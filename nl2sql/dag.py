@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nl2sql.pipeline.nodes.decomposer.schemas import CombineGroup, CombineInput, DecomposerResponse
+from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse
 
 
 class DAGError(ValueError):
