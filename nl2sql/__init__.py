@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "connect": "nl2sql.session",
+    "connect": "nl2sql.wiring",
     "Session": "nl2sql.session",
     "QueryResult": "nl2sql.result",
     "UserContext": "nl2sql.security.rbac",
@@ -42,8 +42,9 @@ if TYPE_CHECKING:
     from nl2sql.errors import ConfigError, ErrorCode, NL2SQLError
     from nl2sql.result import QueryResult
     from nl2sql.security.rbac import UserContext
-    from nl2sql.session import Session, connect
+    from nl2sql.session import Session
     from nl2sql.settings import Settings
+    from nl2sql.wiring import connect
 
 
 def load_ipython_extension(ipython: Any) -> None:

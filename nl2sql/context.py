@@ -1,4 +1,5 @@
-"""NL2SQLContext: the services every node uses, passed as LangGraph runtime context.
+"""NL2SQLContext: the services every node uses, passed as LangGraph runtime context, and the
+per-run CancelToken.
 
 Nodes never reach for globals: the datasource registry, the schema store, the model registry,
 the vector store, the artifact store, the settings and this run's cancellation token all come
@@ -11,7 +12,6 @@ import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.errors import ConfigError
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from nl2sql.governance.services import Governance
     from nl2sql.reasoning.registry import ModelRegistry
     from nl2sql.retrieval.store import VectorStore
-    from nl2sql.schema.models import SchemaSnapshot
+    from nl2sql.schema.store import SchemaStore
     from nl2sql.settings import Settings
 
 
@@ -41,39 +41,6 @@ class CancelToken:
     @property
     def cancelled(self) -> bool:
         return self._event.is_set()
-
-
-class SchemaStore:
-    """Schema snapshots per datasource, fetched once and cached (thread-safe)."""
-
-    def __init__(self, datasources: Mapping[str, DatasourceAdapter], folder: Path | None = None):
-        self._datasources = datasources
-        self._folder = folder
-        self._cache: dict[str, SchemaSnapshot] = {}
-        self._lock = threading.Lock()
-
-    def get(self, datasource_id: str) -> SchemaSnapshot:
-        with self._lock:
-            if datasource_id not in self._cache:
-                snapshot = self._datasources[datasource_id].fetch_schema()
-                self._cache[datasource_id] = snapshot
-                self._persist(snapshot)
-            return self._cache[datasource_id]
-
-    def refresh(self, datasource_id: str | None = None) -> None:
-        with self._lock:
-            if datasource_id is None:
-                self._cache.clear()
-            else:
-                self._cache.pop(datasource_id, None)
-
-    def _persist(self, snapshot: SchemaSnapshot) -> None:
-        # A readable copy for the analyst (and for diffs in git); the cache stays authoritative.
-        if self._folder is None:
-            return
-        self._folder.mkdir(parents=True, exist_ok=True)
-        target = self._folder / f"{snapshot.datasource_id}.json"
-        target.write_text(snapshot.model_dump_json(indent=1), encoding="utf-8")
 
 
 @dataclass

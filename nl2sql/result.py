@@ -53,8 +53,10 @@ class QueryResult:
         self.answer: str | None = (
             state.answer_synthesizer_response.answer if state.answer_synthesizer_response else None
         )
-        self._state = state
-        self._session = session
+        #: the run's final GraphState (the actions on this result read it)
+        self.state = state
+        #: the Session that ran it, which carries out the actions below
+        self.session = session
         self._tables: dict[str, pa.Table] | None = None
         self.status: Status = self._status()
 
@@ -80,9 +82,9 @@ class QueryResult:
     def tables(self) -> dict[str, pa.Table]:
         """Terminal results as Arrow tables, keyed by DAG node id (empty unless executed)."""
         if self._tables is None:
-            agg = self._state.aggregator_response
+            agg = self.state.aggregator_response
             refs = agg.terminal_results if agg else {}
-            self._tables = {k: self._session.context.artifacts.read(r) for k, r in refs.items()}
+            self._tables = {k: self.session.context.artifacts.read(r) for k, r in refs.items()}
         return self._tables
 
     def table(self) -> pa.Table | None:
@@ -114,37 +116,28 @@ class QueryResult:
 
         return summarize(self.reasoning)
 
+    # -- actions (the widget's buttons): the Session carries them out -------------------------
     def rerun(self) -> QueryResult:
         """Ask the same question again, with the same options."""
-        return self._session.ask(self.question, datasource=self.datasource, execute=self.executed,
-                                 user=self.user)
+        return self.session.rerun(self)
 
-    # -- governance (the widget's buttons) ----------------------------------------------------
     def approve(self, request_ids: str | list[str] | None = None, *, by: str | None = None,
                 note: str | None = None) -> QueryResult:
         """Approve the held queries (all by default) and run again on exactly those plans."""
-        from nl2sql.governance.actions import approve
-
-        return approve(self, request_ids, by=by, note=note)
+        return self.session.approve(self, request_ids, by=by, note=note)
 
     def reject(self, request_ids: str | list[str] | None = None, *, by: str | None = None,
                note: str | None = None) -> QueryResult:
         """Record the refusal of the held queries (all by default); nothing runs."""
-        from nl2sql.governance.actions import reject
-
-        return reject(self, request_ids, by=by, note=note)
+        return self.session.reject(self, request_ids, by=by, note=note)
 
     def pin(self) -> PinnedRun:
         """Keep this run's decomposition and plans: its question runs on them next time."""
-        from nl2sql.governance.actions import pin
-
-        return pin(self)
+        return self.session.pin(self)
 
     def verify(self, *, by: str | None = None, note: str | None = None) -> CuratedAnswer:
         """Promote this successful run to a curated, verified answer."""
-        from nl2sql.governance.actions import verify
-
-        return verify(self, by=by, note=note)
+        return self.session.verify(self, by=by, note=note)
 
     # -- reprs --------------------------------------------------------------------------------
     def to_dict(self, *, rows: int = 50) -> dict[str, Any]:

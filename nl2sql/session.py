@@ -1,46 +1,47 @@
-"""Session: datasources + settings + models + stores; `ask()` runs one question.
+"""Session: datasources + settings + models + stores; `ask()` runs one question, and the actions
+on a result (approve, reject, pin, verify, run again) are the Session's.
 
-`connect()` is the way in: with no arguments and no config file it opens the demo sources
-(built on first use), so a newcomer's first question works anywhere.
+`nl2sql.connect()` (in `wiring.py`) opens one: with no arguments and no config file it opens the
+demo sources (built on first use), so a newcomer's first question works anywhere.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nl2sql.context import CancelToken, NL2SQLContext, SchemaStore
+from nl2sql.context import CancelToken, NL2SQLContext
 from nl2sql.errors import ConfigError
-from nl2sql.reasoning.llm.config import ResolvedModels, resolve_models
-from nl2sql.reasoning.registry import MODEL_NODES, ModelRegistry
+from nl2sql.governance import actions
+from nl2sql.governance.services import Governance
+from nl2sql.governance.stores import ApprovalStore, PinStore
 from nl2sql.result import QueryResult
 from nl2sql.security.rbac import UserContext
-from nl2sql.settings import (
-    FileConfig,
-    Settings,
-    SourceConfig,
-    build_settings,
-    expand_env,
-    find_config_file,
-    load_config_file,
-    project_dir,
-)
+from nl2sql.settings import FileConfig, Settings
+
+if TYPE_CHECKING:
+    from nl2sql.governance.approvals import PinnedRun
+    from nl2sql.governance.curated import CuratedAnswer
+    from nl2sql.governance.hooks import HookRegistry
+    from nl2sql.schema.models import SchemaSnapshot
+    from nl2sql.security.rbac import PolicySet
 
 
 class Session:
     """An analyst's connection to their datasources. Thread-safe: runs never share mutable state."""
 
-    def __init__(self, context: NL2SQLContext, *, config: FileConfig, user: UserContext | None = None):
-        from nl2sql.governance.services import build_governance, governed
-        from nl2sql.governance.stores import ApprovalStore, PinStore
-
-        folder = project_dir(context.settings, config)
+    def __init__(self, context: NL2SQLContext, *, config: FileConfig, folder: Path,
+                 user: UserContext | None = None):
+        """`context` is composed already (its governance included); `folder` is the project
+        folder where pins and approval decisions persist."""
+        if context.governance is None:
+            raise ConfigError("a Session needs a context with its governance: open one with nl2sql.connect()")
+        self.context = context
         #: policies (RBAC), hooks and curated answers, as the config declares them
-        self.governance = build_governance(config, folder)
-        self.context = governed(context, self.governance)
+        self.governance: Governance = context.governance
         self.config = config
         self.user = user or UserContext()
         #: pinned runs and approval decisions, persisted in the project folder
@@ -48,14 +49,15 @@ class Session:
         self.approvals = ApprovalStore(folder / "approvals")
         self._graphs: dict[tuple[bool, bool], Any] = {}
         self._lock = threading.Lock()
+        self._on_close: list[weakref.finalize] = []
 
     @property
-    def hooks(self):
+    def hooks(self) -> HookRegistry:
         """The session's hooks: `session.hooks.add("execute.before", fn)`."""
         return self.governance.hooks
 
     @property
-    def policies(self):
+    def policies(self) -> PolicySet | None:
         """The role policies in force (None: no policy, everything allowed)."""
         return self.governance.policies
 
@@ -80,13 +82,13 @@ class Session:
     def datasources(self) -> list[str]:
         return list(self.context.datasources)
 
-    def schema(self, datasource: str):
+    def schema(self, datasource: str) -> SchemaSnapshot:
         """The SchemaSnapshot of one datasource, as the session's user may see it."""
         if datasource not in self.context.datasources:
             raise ConfigError(f"unknown datasource {datasource!r}; known: {', '.join(self.datasources)}")
         return self.governance.access_for(self.user).filter(self.context.schemas.get(datasource))
 
-    def graph(self, execute: bool = True):
+    def graph(self, execute: bool = True) -> Any:
         """The compiled graph; with curated answers configured, the curated matcher leads it."""
         key = (execute, self.governance.curated_configured)
         with self._lock:
@@ -96,6 +98,7 @@ class Session:
                 self._graphs[key] = build_graph(execute=execute, curated=key[1])
             return self._graphs[key]
 
+    # -- running ------------------------------------------------------------------------------
     def ask(
         self,
         question: str,
@@ -113,17 +116,20 @@ class Session:
         `plan` (a PlanModel or its dict) runs that plan instead of planning (a pin of source
         "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
         """
-        from nl2sql.governance.actions import supplied_pin
-
         if not isinstance(question, str) or not question.strip():
             raise ValueError("the question is empty")
         question = question.strip()
         if plan is not None:
-            pinned = supplied_pin(self.context, question, plan, datasource)
+            pinned = actions.supplied_pin(self.context, question, plan, datasource)
         else:
             pinned = self.pins.get(question, datasource)
         return self._run(question, datasource, execute, user=user or self.user, pinned=pinned,
                          timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token)
+
+    def rerun(self, result: QueryResult) -> QueryResult:
+        """Ask `result`'s question again, with the same options."""
+        return self.ask(result.question, datasource=result.datasource, execute=result.executed,
+                        user=result.user)
 
     def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,
              pinned: Any = None, approvals: list | None = None, timeout_s: float | None = None,
@@ -149,12 +155,92 @@ class Session:
         return QueryResult(outcome, self, question=question, datasource=datasource, execute=execute,
                            user=user or self.user)
 
+    # -- actions on a result (the widget's buttons) -------------------------------------------
+    def approve(self, result: QueryResult, request_ids: str | Iterable[str] | None = None, *,
+                by: str | None = None, note: str | None = None) -> QueryResult:
+        """Approve `result`'s held queries (all by default) and run again on exactly those plans."""
+        requests = actions.chosen_requests(result.approvals_needed, request_ids)
+        decided = actions.approvals_for(requests, approved=True, by=by or _who(result), note=note)
+        for request, approval in zip(requests, decided, strict=True):
+            self.approvals.record(request, approval)
+        pinned = actions.approved_pin(decided, requests, result.decomposition,
+                                      result.state.user_query, result.pinned)
+        return self._run(result.question, result.datasource, result.executed, user=result.user,
+                         pinned=pinned, approvals=decided)
+
+    def reject(self, result: QueryResult, request_ids: str | Iterable[str] | None = None, *,
+               by: str | None = None, note: str | None = None) -> QueryResult:
+        """Record the refusal of `result`'s held queries; the returned result shows them dropped.
+        Nothing runs."""
+        from nl2sql.pipeline.runtime import RunOutcome
+
+        requests = actions.chosen_requests(result.approvals_needed, request_ids)
+        who = by or _who(result)
+        for request, decision in zip(requests, actions.approvals_for(requests, approved=False, by=who,
+                                                                     note=note), strict=True):
+            self.approvals.record(request, decision)
+        refusals = [actions.refusal(r, who, note) for r in requests]
+        rejected = {r.sub_query_id: e for r, e in zip(requests, refusals, strict=True)}
+        state = result.state
+        outputs = {
+            key: out.model_copy(update={"status": "dropped", "errors": [rejected[out.sub_query.id], *out.errors]})
+            if out.sub_query is not None and out.sub_query.id in rejected else out
+            for key, out in state.subgraph_outputs.items()
+        }
+        ids = {r.id for r in requests}
+        updated = state.model_copy(update={
+            "errors": refusals + list(state.errors),
+            "approvals_needed": [a for a in state.approvals_needed if a.id not in ids],
+            "subgraph_outputs": outputs,
+        })
+        outcome = RunOutcome(updated, result.trace, result.trace_final_node, 0.0)
+        return QueryResult(outcome, self, question=result.question, datasource=result.datasource,
+                           execute=result.executed, user=result.user)
+
+    def pin(self, result: QueryResult) -> PinnedRun:
+        """Keep `result`'s decomposition and plans: its question runs on them next time."""
+        if result.verified_match is not None:
+            raise ValueError("this answer is a curated one: it already runs its verified query")
+        outputs = [o for o in result.sub_queries if o.sub_query is not None]
+        pinned = actions.chosen_pin(
+            result.decomposition,
+            plans={o.sub_query.id: o.plan for o in outputs if o.plan is not None},
+            failed=[o.sub_query.id for o in outputs if o.status in ("error", "dropped")],
+            fingerprint=lambda ds: self.context.schemas.get(ds).fingerprint,
+            question=result.state.user_query,
+        )
+        self.pins.save(result.question, pinned, result.datasource)
+        return pinned
+
+    def verify(self, result: QueryResult, *, by: str | None = None,
+               note: str | None = None) -> CuratedAnswer:
+        """Promote a successful run of one query to a curated answer (`.nl2sql/curated.yaml`)."""
+        if result.status != "success" or not result.executed:
+            raise ValueError(f"only a successful, executed run can be verified (this one: {result.status})")
+        outputs = [o for o in result.sub_queries if o.sql_draft and o.sub_query is not None]
+        decomposition = result.decomposition
+        if len(outputs) != 1 or (decomposition is not None and decomposition.post_combine_ops):
+            raise ValueError("a curated answer is one query on one datasource; this run combines "
+                             f"{len(outputs)} sub-queries")
+        curated = self.governance.curated
+        if curated is None:
+            raise ValueError("curated answers are not available in this session")
+        out = outputs[0]
+        answer = actions.curated_answer(result.state.user_query, out.sub_query.datasource_id,
+                                        out.sql_draft, by=by or _who(result), note=note)
+        curated.promote(answer)
+        return answer
+
+    # -- lifetime -----------------------------------------------------------------------------
+    def on_close(self, cleanup: Callable[[], None]) -> None:
+        """Run `cleanup` when the session closes or is garbage-collected, at most once."""
+        self._on_close.append(weakref.finalize(self, cleanup))
+
     def close(self) -> None:
         """Close every datasource and delete what the session made for itself (frames copies)."""
         for adapter in self.context.datasources.values():
             adapter.close()
-        finalizer = getattr(self, "_finalizer", None)
-        if finalizer is not None:
+        for finalizer in self._on_close:
             finalizer()  # runs at most once; also runs if the session is garbage-collected
 
     def __enter__(self) -> Session:
@@ -167,128 +253,5 @@ class Session:
         return f"Session(datasources={self.datasources!r})"
 
 
-def connect(
-    target: str | None = None,
-    *,
-    config: str | Path | None = None,
-    sources: Mapping[str, str | Mapping[str, Any]] | None = None,
-    frames: Mapping[str, Any] | None = None,
-    models: str | Mapping[str, Any] | None = None,
-    user: UserContext | None = None,
-    settings: Mapping[str, Any] | None = None,
-) -> Session:
-    """Open a Session.
-
-    Args:
-        target: "demo" for the built-in demo sources, or a config file path.
-        config: a config file (default: the nearest nl2sql.toml, if any).
-        sources: {id: url-or-path} or {id: {"url": ..., "description": ...}}; overrides the file.
-            `${ENV_VAR}` in a URL is read from the environment (keep passwords there).
-        frames: {table name: pandas/polars DataFrame, Arrow table, or CSV/Parquet path or glob};
-            one more datasource, id "frames", a read-only copy of them made now.
-        models: one spec for every node ("offline", "provider:model") or {node: spec}, where a
-            spec may also be an object implementing that node's skill.
-        user: who is asking (roles for policies).
-        settings: explicit setting overrides, e.g. {"row_cap": 1000}.
-    """
-    if target is not None and target != "demo":
-        config = target
-    file_config = load_config_file(Path(config) if config else find_config_file())
-    resolved = _resolve_sources(target, file_config, sources, frames)
-    the_settings = build_settings(file_config.settings, dict(settings or {}))
-    folder = project_dir(the_settings, file_config)
-    registry = model_registry(_model_specs(file_config.models, models))  # checked before any source opens
-    cleanup: Callable[[], None] = lambda: None  # noqa: E731
-    if frames:
-        from nl2sql.datasources.frames import FRAMES_ID, frames_database
-
-        # A private DuckDB copy, opened read-only like any DuckDB file; deleted with the session.
-        path, cleanup = frames_database(FRAMES_ID, frames)
-        resolved[FRAMES_ID] = SourceConfig(
-            url=f"duckdb:///{path}", description=f"DataFrames: {', '.join(map(str, frames))}"
-        )
-    try:
-        context = build_context(resolved, the_settings, folder, registry)
-    except BaseException:
-        cleanup()
-        raise
-    session = Session(context, config=file_config, user=user)
-    session._finalizer = weakref.finalize(session, cleanup)
-    return session
-
-
-def _resolve_sources(target, file_config: FileConfig, sources, frames=None) -> dict[str, SourceConfig]:
-    if frames and "frames" in (sources or {}):
-        raise ConfigError("the source id 'frames' is taken by connect(frames=...); rename the source")
-    if sources:
-        return {
-            sid: SourceConfig(url=expand_env(str(spec)))
-            if isinstance(spec, str | Path)
-            else SourceConfig(**expand_env(dict(spec)))
-            for sid, spec in sources.items()
-        }
-    if target != "demo" and file_config.sources:
-        return dict(file_config.sources)
-    if frames and target != "demo":
-        return {}  # the frames are the only source: no demo
-    from nl2sql.demo import demo_sources, ensure_demo
-
-    return {sid: SourceConfig(**spec) for sid, spec in demo_sources(ensure_demo()).items()}
-
-
-def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModels:
-    """Per-node model settings: file < environment (NL2SQL_MODEL*) < explicit argument."""
-    return resolve_models(MODEL_NODES, file_models, explicit)
-
-
-def model_registry(models: ResolvedModels) -> ModelRegistry:
-    """The registry of resolved settings; ready skill objects (e.g. scripted models) as given."""
-    return ModelRegistry(models.configs, skills=models.skills, sources=models.sources)
-
-
-def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folder: Path,
-                  models: ModelRegistry) -> NL2SQLContext:
-    """Open every datasource and wire the services the nodes use."""
-    from nl2sql.datasources.factory import open_datasource
-    from nl2sql.execution.artifacts import ArtifactStore
-
-    adapters = {
-        sid: open_datasource(
-            sid, src.location, description=src.description,
-            row_cap=src.row_cap or settings.row_cap,
-            timeout_s=src.timeout_s or settings.statement_timeout_s,
-            sample_values=settings.sample_values,
-        )
-        for sid, src in sources.items()
-    }
-    descriptions = {sid: src.description or "" for sid, src in sources.items()}
-    schemas = SchemaStore(adapters, folder / "snapshots")
-    ctx = NL2SQLContext(
-        settings=settings,
-        datasources=adapters,
-        schemas=schemas,
-        models=models,
-        artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template),
-        descriptions=descriptions,
-    )
-    # Created on first use only: by the resolver when several sources are registered, by the
-    # schema retriever when a schema is large.
-    ctx.vector_store_factory = lambda breaker: _open_vector_store(
-        folder / "chroma", breaker, adapters, schemas, descriptions
-    )
-    return ctx
-
-
-def _open_vector_store(path: Path, breaker, adapters, schemas: SchemaStore, descriptions) -> Any:
-    """The chromadb store with every datasource and its tables indexed (idempotent)."""
-    from nl2sql.retrieval.store import DatasourceDoc, VectorStore
-
-    store = VectorStore(path, breaker=breaker)
-    docs = []
-    for sid in adapters:
-        snapshot = schemas.get(sid)
-        store.index_tables(sid, snapshot)
-        summaries = [t.description or t.key.replace("_", " ") for t in snapshot.tables]
-        docs.append(DatasourceDoc(id=sid, description=descriptions.get(sid, ""), table_summaries=summaries))
-    store.index_datasources(docs)
-    return store
+def _who(result: QueryResult) -> str | None:
+    return result.user.user_id if result.user is not None else None

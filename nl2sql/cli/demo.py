@@ -12,7 +12,7 @@ def run_demo(console: Console, *, scale: float = 1.0) -> int:
     from nl2sql.demo import demo_sources, ensure_demo
     from nl2sql.demo.check import check
     from nl2sql.demo.questions import DEMO_QUESTIONS
-    from nl2sql.session import connect
+    from nl2sql.wiring import connect
 
     started = time.perf_counter()
     paths = ensure_demo(scale=scale)

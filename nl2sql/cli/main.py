@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _ask(console, args) -> int:
     from nl2sql.cli.render import print_result
-    from nl2sql.session import connect
+    from nl2sql.wiring import connect
 
     session = connect(config=args.config)
     try:

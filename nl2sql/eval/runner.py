@@ -60,7 +60,7 @@ class Worker:
     def session(self, db_id: str):
         """The Session of `db_id`, opened once."""
         if db_id not in self._sessions:
-            from nl2sql.session import connect
+            from nl2sql.wiring import connect
 
             path = database_path(self.databases, db_id)
             self._sessions[db_id] = connect(

@@ -1,18 +1,21 @@
-"""What an analyst can do with a result: approve, reject, pin, verify (QueryResult's buttons).
+"""The governance decisions behind a result's buttons, as pure functions of the run's values.
 
-    approve → record the approvals, then run again on the approved plans (a pin of source
-              "approved": no re-planning) with the approvals, which let exactly those queries run
-    reject  → record the rejections; the returned result shows the sub-queries dropped (nothing runs)
-    pin     → store the run's decomposition and plans (source "chosen") for its question
-    verify  → promote a successful single-query run to a curated answer
+`Session.approve / reject / pin / verify` call these and run (or rebuild) the result themselves;
+nothing here knows a Session, a QueryResult or the pipeline's state.
+
+    approve → approvals for the chosen requests, and the pin (source "approved") to run them on
+    reject  → a refusal per chosen request (SECURITY_VIOLATION, CRITICAL)
+    pin     → the run's decomposition and plans as a pin (source "chosen")
+    verify  → a successful single-query run as a curated answer
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from nl2sql.errors import ErrorCode, ErrorSeverity, error
+from nl2sql.decomposition import DecomposerResponse, SubQuery, sub_query_id
+from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, error
 from nl2sql.governance.approvals import (
     Approval,
     ApprovalRequest,
@@ -21,132 +24,77 @@ from nl2sql.governance.approvals import (
     pinned_from_approvals,
 )
 from nl2sql.governance.curated import CuratedAnswer
+from nl2sql.plan import PlanModel
 
 if TYPE_CHECKING:
-    from nl2sql.result import QueryResult
+    from nl2sql.context import NL2SQLContext
+
+#: The name decisions made on a result are reported under (not a node of the graph).
+APPROVAL = "approval"
 
 
-def approve(result: QueryResult, request_ids: Iterable[str] | None = None, *,
-            by: str | None = None, note: str | None = None) -> QueryResult:
-    """Approve the held requests (all by default) and run again with the approvals."""
-    requests = _pending(result, request_ids)
-    session = result._session
-    approvals = [Approval(request_id=r.id, approved=True, by=by or _who(result), note=note) for r in requests]
-    for request, approval in zip(requests, approvals, strict=True):
-        session.approvals.record(request, approval)
-    pinned = pinned_from_approvals(approvals, requests, result.decomposition, question=result._state.user_query)
-    earlier = result._state.pinned
-    if pinned is not None and earlier is not None and earlier.decomposition == pinned.decomposition:
-        # the held run was itself pinned: keep its other plans, the approved ones on top
-        pinned = pinned.model_copy(update={"plans": {**earlier.plans, **pinned.plans},
-                                           "fingerprints": {**earlier.fingerprints, **pinned.fingerprints}})
-    return session._run(result.question, result.datasource, result.executed, user=result.user,
-                        pinned=pinned, approvals=approvals)
-
-
-def reject(result: QueryResult, request_ids: Iterable[str] | None = None, *,
-           by: str | None = None, note: str | None = None) -> QueryResult:
-    """Record the refusal of the held requests; the result shows them dropped. Nothing runs."""
-    from nl2sql.pipeline.runtime import RunOutcome
-    from nl2sql.result import QueryResult
-
-    requests = _pending(result, request_ids)
-    session = result._session
-    who = by or _who(result)
-    for request in requests:
-        session.approvals.record(request, Approval(request_id=request.id, approved=False, by=who, note=note))
-    refusals = [_refusal(r, who, note) for r in requests]
-    rejected = {r.sub_query_id: e for r, e in zip(requests, refusals, strict=True)}
-    state = result._state
-    outputs = {
-        key: out.model_copy(update={"status": "dropped", "errors": [rejected[out.sub_query.id], *out.errors]})
-        if out.sub_query is not None and out.sub_query.id in rejected else out
-        for key, out in state.subgraph_outputs.items()
-    }
-    ids = {r.id for r in requests}
-    updated = state.model_copy(update={
-        "errors": refusals + list(state.errors),
-        "approvals_needed": [a for a in state.approvals_needed if a.id not in ids],
-        "subgraph_outputs": outputs,
-    })
-    outcome = RunOutcome(updated, result.trace, result.trace_final_node, 0.0)
-    return QueryResult(outcome, session, question=result.question, datasource=result.datasource,
-                       execute=result.executed, user=result.user)
-
-
-def pin(result: QueryResult) -> PinnedRun:
-    """Store the run's decomposition and plans so its question runs on them next time."""
-    decomposition = result.decomposition
-    if decomposition is None or not decomposition.sub_queries:
-        raise ValueError("nothing to pin: the run produced no decomposition")
-    if result._state.verified_match is not None:
-        raise ValueError("this answer is a curated one: it already runs its verified query")
-    failed = [o.sub_query.id for o in result.sub_queries if o.status in ("error", "dropped") and o.sub_query]
-    plans = {o.sub_query.id: o.plan for o in result.sub_queries if o.sub_query and o.plan is not None}
-    missing = [sq.id for sq in decomposition.sub_queries if sq.id not in plans]
-    if failed or missing:
-        raise ValueError(f"cannot pin: sub-queries {sorted(set(failed + missing))} have no usable plan")
-    session = result._session
-    fingerprints = {sq.datasource_id: session.context.schemas.get(sq.datasource_id).fingerprint
-                    for sq in decomposition.sub_queries}
-    pinned = PinnedRun(source=PinnedSource.CHOSEN, decomposition=decomposition.model_dump(mode="json"),
-                       plans=plans, fingerprints=fingerprints, question=result._state.user_query)
-    session.pins.save(result.question, pinned, result.datasource)
-    return pinned
-
-
-def verify(result: QueryResult, *, by: str | None = None, note: str | None = None) -> CuratedAnswer:
-    """Promote a successful run of one query to a curated answer (`.nl2sql/curated.yaml`)."""
-    if result.status != "success" or not result.executed:
-        raise ValueError(f"only a successful, executed run can be verified (this one: {result.status})")
-    outputs = [o for o in result.sub_queries if o.sql_draft]
-    decomposition = result.decomposition
-    if len(outputs) != 1 or (decomposition is not None and decomposition.post_combine_ops):
-        raise ValueError("a curated answer is one query on one datasource; this run combines "
-                         f"{len(outputs)} sub-queries")
-    out = outputs[0]
-    # the SQL that ran is what was verified (the plan stays in the run's history)
-    answer = CuratedAnswer(question=result._state.user_query, datasource=out.sub_query.datasource_id,
-                           sql=out.sql_draft, verified_by=by or _who(result), note=note)
-    curated = result._session.governance.curated
-    if curated is None:
-        raise ValueError("curated answers are not available in this session")
-    curated.promote(answer)
-    return answer
-
-
-def _pending(result: QueryResult, request_ids: Iterable[str] | None) -> list[ApprovalRequest]:
-    pending = list(result.approvals_needed)
+def chosen_requests(pending: Sequence[ApprovalRequest],
+                    request_ids: str | Iterable[str] | None) -> list[ApprovalRequest]:
+    """The held requests a decision applies to: all by default, else those named."""
     if not pending:
         raise ValueError("nothing to decide: the run holds no query for approval")
     if request_ids is None:
-        return pending
-    wanted = [request_ids] if isinstance(request_ids, str) else list(request_ids)
-    unknown = sorted(set(wanted) - {r.id for r in pending})
+        return list(pending)
+    wanted = {request_ids} if isinstance(request_ids, str) else set(request_ids)
+    unknown = sorted(wanted - {r.id for r in pending})
     if unknown:
         raise ValueError(f"unknown approval request(s) {unknown}; pending: {[r.id for r in pending]}")
-    return [r for r in pending if r.id in set(wanted)]
+    return [r for r in pending if r.id in wanted]
 
 
-def _who(result: QueryResult) -> str | None:
-    return result.user.user_id if result.user is not None else None
+def approvals_for(requests: Iterable[ApprovalRequest], *, approved: bool, by: str | None,
+                  note: str | None) -> list[Approval]:
+    return [Approval(request_id=r.id, approved=approved, by=by, note=note) for r in requests]
 
 
-def _refusal(request: ApprovalRequest, by: str | None, note: str | None):
+def approved_pin(approvals: Sequence[Approval], requests: Sequence[ApprovalRequest],
+                 decomposition: DecomposerResponse | None, question: str,
+                 earlier: PinnedRun | None) -> PinnedRun | None:
+    """The pin that runs exactly the approved plans; a held run that was itself pinned keeps its
+    other plans, with the approved ones on top."""
+    pinned = pinned_from_approvals(approvals, requests, decomposition, question=question)
+    if pinned is not None and earlier is not None and earlier.decomposition == pinned.decomposition:
+        pinned = pinned.model_copy(update={"plans": {**earlier.plans, **pinned.plans},
+                                           "fingerprints": {**earlier.fingerprints, **pinned.fingerprints}})
+    return pinned
+
+
+def refusal(request: ApprovalRequest, by: str | None, note: str | None) -> PipelineError:
+    """A rejected request, as the error its sub-query ends with."""
     message = "execution was rejected" + (f" by {by}" if by else "") + (f": {note}" if note else "")
-    return error("approval", ErrorCode.SECURITY_VIOLATION, message, severity=ErrorSeverity.CRITICAL,
+    return error(APPROVAL, ErrorCode.SECURITY_VIOLATION, message, severity=ErrorSeverity.CRITICAL,
                  sub_query_id=request.sub_query_id, request_id=request.id)
 
 
-def supplied_pin(context, question: str, plan, datasource: str | None) -> PinnedRun:
+def chosen_pin(decomposition: DecomposerResponse | None, plans: Mapping[str, PlanModel],
+               failed: Iterable[str], fingerprint: Callable[[str], str], question: str) -> PinnedRun:
+    """The run's decomposition and plans as a pin; refused when a sub-query has no usable plan.
+
+    `fingerprint(datasource_id)` gives the schema fingerprint the pin is valid for.
+    """
+    if decomposition is None or not decomposition.sub_queries:
+        raise ValueError("nothing to pin: the run produced no decomposition")
+    missing = [sq.id for sq in decomposition.sub_queries if sq.id not in plans]
+    unusable = sorted(set(failed) | set(missing))
+    if unusable:
+        raise ValueError(f"cannot pin: sub-queries {unusable} have no usable plan")
+    fingerprints = {sq.datasource_id: fingerprint(sq.datasource_id) for sq in decomposition.sub_queries}
+    return PinnedRun(source=PinnedSource.CHOSEN, decomposition=decomposition.model_dump(mode="json"),
+                     plans=dict(plans), fingerprints=fingerprints, question=question)
+
+
+def supplied_pin(context: NL2SQLContext, question: str, plan: object,
+                 datasource: str | None) -> PinnedRun:
     """A supplied plan (PlanModel, its dict, or a whole PinnedRun) as a pin of source "supplied".
 
     The datasource is `datasource`, or the one datasource whose schema has every table the plan
     names; the pin carries the schema's current fingerprint (the plan is validated as it runs).
     """
-    from nl2sql.decomposition import DecomposerResponse, SubQuery, sub_query_id
-    from nl2sql.plan import PlanModel
-
     if isinstance(plan, PinnedRun):
         return plan
     plan = plan if isinstance(plan, PlanModel) else PlanModel.model_validate(plan)
@@ -160,7 +108,13 @@ def supplied_pin(context, question: str, plan, datasource: str | None) -> Pinned
                      question=question)
 
 
-def _datasource_for(context, plan) -> str:
+def curated_answer(question: str, datasource: str, sql: str, *, by: str | None,
+                   note: str | None) -> CuratedAnswer:
+    """The SQL that ran, as the verified answer to `question` (the plan stays in the history)."""
+    return CuratedAnswer(question=question, datasource=datasource, sql=sql, verified_by=by, note=note)
+
+
+def _datasource_for(context: NL2SQLContext, plan: PlanModel) -> str:
     ids = list(context.datasources)
     if len(ids) == 1:
         return ids[0]

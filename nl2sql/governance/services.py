@@ -42,11 +42,6 @@ class Governance:
 _EMPTY = Governance()
 
 
-def governed(ctx: NL2SQLContext, governance: Governance) -> NL2SQLContext:
-    """`ctx` with `governance` attached (every other service shared, not copied)."""
-    return dataclasses.replace(ctx, governance=governance)
-
-
 def governance_of(ctx: Any) -> Governance:
     return getattr(ctx, "governance", None) or _EMPTY
 

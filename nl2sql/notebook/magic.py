@@ -177,7 +177,7 @@ class NL2SQL(Magics, Configurable):
             settings["project_dir"] = self.project_dir
         key = (self.config_file, models, tuple(sorted(settings.items())))
         if self._session is None or key != self._session_key:
-            from nl2sql.session import connect
+            from nl2sql.wiring import connect
 
             self._session = connect(config=self.config_file or None, models=models, settings=settings)
             self._session_key = key

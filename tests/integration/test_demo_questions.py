@@ -49,7 +49,7 @@ def test_trace_of_a_two_source_run_reconstructs_the_final_state(demo_session):
     )
     tree = result.trace
     rebuilt = GraphState.model_validate(tree.state_at(result.trace_final_node))
-    assert rebuilt.model_dump() == result._state.model_dump()
+    assert rebuilt.model_dump() == result.state.model_dump()
     filters = [n for n in tree.nodes if n.name == "__filter__"]
     assert len(filters) == 2  # each scan's payload reset the root of its branch
     for node in filters:

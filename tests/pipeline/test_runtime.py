@@ -95,7 +95,7 @@ def test_trace_rebuilds_the_final_state_exactly(sources, tmp_path):
     session = _session(sources, tmp_path)
     result = session.ask(QUESTION)
     rebuilt = result.trace.state_at(result.trace_final_node)
-    final = result._state.model_dump()
+    final = result.state.model_dump()
     assert GraphState.model_validate(rebuilt).model_dump() == final
 
 

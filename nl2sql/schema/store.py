@@ -1,0 +1,45 @@
+"""SchemaStore: one SchemaSnapshot per datasource, fetched once and cached."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nl2sql.datasources.base import DatasourceAdapter
+    from nl2sql.schema.models import SchemaSnapshot
+
+
+class SchemaStore:
+    """Schema snapshots per datasource, fetched once and cached (thread-safe)."""
+
+    def __init__(self, datasources: Mapping[str, DatasourceAdapter], folder: Path | None = None):
+        self._datasources = datasources
+        self._folder = folder
+        self._cache: dict[str, SchemaSnapshot] = {}
+        self._lock = threading.Lock()
+
+    def get(self, datasource_id: str) -> SchemaSnapshot:
+        with self._lock:
+            if datasource_id not in self._cache:
+                snapshot = self._datasources[datasource_id].fetch_schema()
+                self._cache[datasource_id] = snapshot
+                self._persist(snapshot)
+            return self._cache[datasource_id]
+
+    def refresh(self, datasource_id: str | None = None) -> None:
+        with self._lock:
+            if datasource_id is None:
+                self._cache.clear()
+            else:
+                self._cache.pop(datasource_id, None)
+
+    def _persist(self, snapshot: SchemaSnapshot) -> None:
+        # A readable copy for the analyst (and for diffs in git); the cache stays authoritative.
+        if self._folder is None:
+            return
+        self._folder.mkdir(parents=True, exist_ok=True)
+        target = self._folder / f"{snapshot.datasource_id}.json"
+        target.write_text(snapshot.model_dump_json(indent=1), encoding="utf-8")

@@ -1,0 +1,174 @@
+"""connect(): from a configuration to an open Session, the context composed once.
+
+The order matters: everything that can be refused without touching a database (the config
+file, settings, model specs, policies, hooks, curated answers) is checked first, then the
+datasources are opened; a failure after that closes what was opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.context import NL2SQLContext
+from nl2sql.errors import ConfigError
+from nl2sql.reasoning.llm.config import ResolvedModels, resolve_models
+from nl2sql.reasoning.registry import MODEL_NODES, ModelRegistry
+from nl2sql.schema.store import SchemaStore
+from nl2sql.security.rbac import UserContext
+from nl2sql.session import Session
+from nl2sql.settings import (
+    FileConfig,
+    Settings,
+    SourceConfig,
+    build_settings,
+    expand_env,
+    find_config_file,
+    load_config_file,
+    project_dir,
+)
+
+if TYPE_CHECKING:
+    from nl2sql.governance.services import Governance
+    from nl2sql.retrieval.breaker import CircuitBreaker
+    from nl2sql.retrieval.store import VectorStore
+
+
+def connect(
+    target: str | None = None,
+    *,
+    config: str | Path | None = None,
+    sources: Mapping[str, str | Mapping[str, Any]] | None = None,
+    frames: Mapping[str, Any] | None = None,
+    models: str | Mapping[str, Any] | None = None,
+    user: UserContext | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> Session:
+    """Open a Session.
+
+    Args:
+        target: "demo" for the built-in demo sources, or a config file path.
+        config: a config file (default: the nearest nl2sql.toml, if any).
+        sources: {id: url-or-path} or {id: {"url": ..., "description": ...}}; overrides the file.
+            `${ENV_VAR}` in a URL is read from the environment (keep passwords there).
+        frames: {table name: pandas/polars DataFrame, Arrow table, or CSV/Parquet path or glob};
+            one more datasource, id "frames", a read-only copy of them made now.
+        models: one spec for every node ("offline", "provider:model") or {node: spec}, where a
+            spec may also be an object implementing that node's skill.
+        user: who is asking (roles for policies).
+        settings: explicit setting overrides, e.g. {"row_cap": 1000}.
+    """
+    from nl2sql.governance.services import build_governance
+
+    if target is not None and target != "demo":
+        config = target
+    file_config = load_config_file(Path(config) if config else find_config_file())
+    resolved = _resolve_sources(target, file_config, sources, frames)
+    the_settings = build_settings(file_config.settings, dict(settings or {}))
+    folder = project_dir(the_settings, file_config)
+    registry = model_registry(_model_specs(file_config.models, models))  # checked before any source opens
+    governance = build_governance(file_config, folder)
+    cleanup: Callable[[], None] = lambda: None  # noqa: E731
+    if frames:
+        from nl2sql.datasources.frames import FRAMES_ID, frames_database
+
+        # A private DuckDB copy, opened read-only like any DuckDB file; deleted with the session.
+        path, cleanup = frames_database(FRAMES_ID, frames)
+        resolved[FRAMES_ID] = SourceConfig(
+            url=f"duckdb:///{path}", description=f"DataFrames: {', '.join(map(str, frames))}"
+        )
+    try:
+        context = build_context(resolved, the_settings, folder, registry, governance)
+    except BaseException:
+        cleanup()
+        raise
+    session = Session(context, config=file_config, folder=folder, user=user)
+    session.on_close(cleanup)
+    return session
+
+
+def model_registry(models: ResolvedModels) -> ModelRegistry:
+    """The registry of resolved settings; ready skill objects (e.g. scripted models) as given."""
+    return ModelRegistry(models.configs, skills=models.skills, sources=models.sources)
+
+
+def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folder: Path,
+                  models: ModelRegistry, governance: Governance | None = None) -> NL2SQLContext:
+    """Open every datasource and wire the services the nodes use (closed again on failure)."""
+    from nl2sql.datasources.factory import open_datasource
+    from nl2sql.execution.artifacts import ArtifactStore
+
+    adapters: dict[str, Any] = {}
+    try:
+        for sid, src in sources.items():
+            adapters[sid] = open_datasource(
+                sid, src.location, description=src.description,
+                row_cap=src.row_cap or settings.row_cap,
+                timeout_s=src.timeout_s or settings.statement_timeout_s,
+                sample_values=settings.sample_values,
+            )
+        descriptions = {sid: src.description or "" for sid, src in sources.items()}
+        schemas = SchemaStore(adapters, folder / "snapshots")
+
+        def open_vector_store(breaker: CircuitBreaker) -> VectorStore:
+            # Created on first use only: by the resolver when several sources are registered, by
+            # the schema retriever when a schema is large.
+            return _open_vector_store(folder / "chroma", breaker, adapters, schemas, descriptions)
+
+        return NL2SQLContext(
+            settings=settings,
+            datasources=adapters,
+            schemas=schemas,
+            models=models,
+            artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template),
+            descriptions=descriptions,
+            vector_store_factory=open_vector_store,
+            governance=governance,
+        )
+    except BaseException:
+        for adapter in adapters.values():
+            adapter.close()
+        raise
+
+
+def _resolve_sources(target: str | None, file_config: FileConfig,
+                     sources: Mapping[str, Any] | None,
+                     frames: Mapping[str, Any] | None = None) -> dict[str, SourceConfig]:
+    if frames and "frames" in (sources or {}):
+        raise ConfigError("the source id 'frames' is taken by connect(frames=...); rename the source")
+    if sources:
+        return {
+            sid: SourceConfig(url=expand_env(str(spec)))
+            if isinstance(spec, str | Path)
+            else SourceConfig(**expand_env(dict(spec)))
+            for sid, spec in sources.items()
+        }
+    if target != "demo" and file_config.sources:
+        return dict(file_config.sources)
+    if frames and target != "demo":
+        return {}  # the frames are the only source: no demo
+    from nl2sql.demo import demo_sources, ensure_demo
+
+    return {sid: SourceConfig(**spec) for sid, spec in demo_sources(ensure_demo()).items()}
+
+
+def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModels:
+    """Per-node model settings: file < environment (NL2SQL_MODEL*) < explicit argument."""
+    return resolve_models(MODEL_NODES, file_models, explicit)
+
+
+def _open_vector_store(path: Path, breaker: CircuitBreaker, adapters: Mapping[str, Any],
+                       schemas: SchemaStore, descriptions: Mapping[str, str]) -> VectorStore:
+    """The chromadb store with every datasource and its tables indexed (idempotent)."""
+    from nl2sql.retrieval.store import DatasourceDoc, VectorStore
+
+    store = VectorStore(path, breaker=breaker)
+    docs = []
+    for sid in adapters:
+        snapshot = schemas.get(sid)
+        store.index_tables(sid, snapshot)
+        summaries = [t.description or t.key.replace("_", " ") for t in snapshot.tables]
+        docs.append(DatasourceDoc(id=sid, description=descriptions.get(sid, ""), table_summaries=summaries))
+    store.index_datasources(docs)
+    return store
