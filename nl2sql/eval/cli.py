@@ -34,6 +34,14 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
     spider.add_argument("--db", action="append", help="only questions of this db_id (repeatable)")
     spider.add_argument("--limit", type=int, help="only the first N questions")
     spider.add_argument("--timeout", type=float, default=30.0, help="per-question timeout (s)")
+    spider.add_argument(
+        "--folds", type=int, help="also score leave-databases-out: K groups of databases, each "
+        "scored with the confidence threshold fitted on the others"
+    )
+    spider.add_argument(
+        "--target-precision", type=float, default=0.9,
+        help="precision the fitted confidence threshold aims at (default 0.9)",
+    )
 
 
 def run_bench(console, args: argparse.Namespace) -> int:
@@ -49,12 +57,20 @@ def run_bench(console, args: argparse.Namespace) -> int:
         questions = questions[: args.limit]
     if not Path(args.databases).is_dir():
         raise ValueError(f"--databases {args.databases} is not a folder")
+    if args.folds:
+        from nl2sql.eval.folds import split
+
+        split([q.db_id for q in questions], args.folds)  # refuse a bad K before any question runs
     started = time.perf_counter()
     records = _run_with_progress(console, questions, args)
     seconds = time.perf_counter() - started
     if args.out:
         _write(Path(args.out), records)
     render(console, records, seconds, title=f"execution accuracy — {args.questions}")
+    if args.folds:
+        from nl2sql.eval.folds import render_folds
+
+        render_folds(console, records, args.folds, args.target_precision)
     if args.out:
         console.print(f"per-question records: {args.out}")
     return 0

@@ -90,12 +90,23 @@ class Worker:
             record.gold_rows = len(gold)
             result = self.session(q.db_id).ask(q.question, timeout_s=self.timeout_s)
             _fill(record, result, gold, q.query)
+            if record.answered and not record.correct and q.alternatives:
+                self._match_alternatives(record, result, q)
         except Exception as exc:  # a harness or gold failure is this question's outcome only
             record.status = "harness_error"
             record.error_code = type(exc).__name__
             record.error_message = str(exc).splitlines()[0][:300] if str(exc) else ""
         record.seconds = round(time.perf_counter() - started, 3)
         return record
+
+    def _match_alternatives(self, record: QuestionRecord, result: Any, q: BenchQuestion) -> None:
+        """Any other accepted gold query that the prediction matches makes it correct."""
+        rows = _rows(result)
+        for sql in q.alternatives:
+            gold = run_gold(database_path(self.databases, q.db_id), sql, self.timeout_s)
+            if results_match(gold, rows, ordered=order_matters(sql)).correct:
+                record.correct, record.mismatch = True, ""
+                return
 
     def close(self) -> None:
         for session in self._sessions.values():
@@ -116,12 +127,16 @@ def _fill(record: QuestionRecord, result: Any, gold: list[tuple], gold_sql: str)
         record.error_code = str(first.error_code.value) if first else None
         record.error_message = first.message if first else None
         return
-    table = result.table()
-    rows = list(zip(*[c.to_pylist() for c in table.columns], strict=True)) if table else []
+    rows = _rows(result)
     record.answered = True
     record.predicted_rows = len(rows)
     match = results_match(gold, rows, ordered=order_matters(gold_sql))
     record.correct, record.mismatch = match.correct, match.reason
+
+
+def _rows(result: Any) -> list[tuple[Any, ...]]:
+    table = result.table()
+    return list(zip(*[c.to_pylist() for c in table.columns], strict=True)) if table else []
 
 
 # --- process pool -------------------------------------------------------------------------------

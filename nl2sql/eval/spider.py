@@ -2,7 +2,8 @@
 
 A question file is a JSON list of objects with `db_id`, `question` and `query` (the gold SQL,
 SQLite); `id` and `hardness` are optional (the position and Spider's hardness rules computed from
-the gold query stand in). Each database is one SQLite file at `<databases>/<db_id>/<db_id>.sqlite`.
+the gold query stand in), and `query_alternatives` lists other accepted gold queries (a prediction
+matching any of them is correct). Each database is one SQLite file at `<databases>/<db_id>/<db_id>.sqlite`.
 
 The harness does not read Spider's `tables.json`: the engine links against the SchemaSnapshot
 the SQLite adapter introspects (table and column names, declared foreign keys, sampled values),
@@ -33,6 +34,7 @@ class BenchQuestion(BaseModel):
     question: str
     query: str
     hardness: str
+    alternatives: tuple[str, ...] = ()  # other accepted gold queries
 
 
 def load_questions(path: str | Path) -> list[BenchQuestion]:
@@ -52,6 +54,9 @@ def load_questions(path: str | Path) -> list[BenchQuestion]:
                 question=item["question"],
                 query=item["query"],
                 hardness=item.get("hardness") or hardness_of(item["query"]),
+                alternatives=tuple(
+                    dict.fromkeys(a for a in item.get("query_alternatives") or () if a != item["query"])
+                ),
             )
         )
     return out
