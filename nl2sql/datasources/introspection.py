@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from nl2sql.datasources.base import ResultError
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
 log = logging.getLogger(__name__)
@@ -183,14 +184,15 @@ def _samples(table: exp.Table, column: str, run: Run, dialect: str, k: int) -> l
     return [str(r[0]) for r in rows]
 
 
-def snapshot_with_statistics(adapter: Any, tables: Sequence[Table]) -> SchemaSnapshot:
+def snapshot_with_statistics(adapter: Any, tables: Sequence[Table], run: Run) -> SchemaSnapshot:
     """The adapter's SchemaSnapshot: its catalog `tables`, each column with samples and counts.
 
-    `adapter` supplies id, dialect, description, sample_values and `_rows(sql)`.
+    `adapter` supplies id, dialect, description and sample_values; `run` (SQL text -> rows) is
+    the adapter's own bounded reader, passed in so no private attribute is read from outside.
     """
     tables = [
         t.model_copy(update={"columns": with_statistics(
-            table_expr_from_key(t.key), t.columns, adapter._rows, adapter.dialect, adapter.sample_values
+            table_expr_from_key(t.key), t.columns, run, adapter.dialect, adapter.sample_values
         )})
         for t in tables
     ]
@@ -205,8 +207,6 @@ def bounded_lookup(run: Callable[..., list], table_key: str, column: str, needle
     Best effort and bounded: a lookup slower than `timeout_s` returns no values; a query the
     database rejects (unknown table or column) raises ResultError.
     """
-    from nl2sql.datasources.base import ResultError
-
     if not needle or limit <= 0:
         return []
     sql = lookup_values_sql(table_expr_from_key(table_key), column, needle, limit, dialect)
