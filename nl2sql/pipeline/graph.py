@@ -18,7 +18,6 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import NL2SQLError
-from nl2sql.pipeline.graph_utils import ScanPayload, wrap_subgraph
 from nl2sql.pipeline.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
@@ -43,6 +42,7 @@ from nl2sql.pipeline.routes import (
     resolver_route,
 )
 from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.subgraphs.boundary import ScanPayload, wrap_subgraph
 from nl2sql.pipeline.subgraphs.sql_agent import build_sql_agent_graph
 
 

@@ -1,4 +1,4 @@
-"""build_scan_payload (the state filter into a subgraph) and wrap_subgraph (its way back)."""
+"""The subgraph boundary: build_scan_payload (the state filter in) and wrap_subgraph (the way back)."""
 
 from __future__ import annotations
 
