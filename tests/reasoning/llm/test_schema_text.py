@@ -3,7 +3,14 @@ tables kept in detail."""
 
 from __future__ import annotations
 
-from nl2sql.reasoning.llm.context import BARE, FULL, LEAN, join_paths, render_schema, render_sources
+from nl2sql.reasoning.llm.schema_text import (
+    BARE,
+    FULL,
+    LEAN,
+    join_paths,
+    render_schema,
+    render_sources,
+)
 from nl2sql.reasoning.llm.templates import estimate_tokens
 from nl2sql.schema.models import Column, ForeignKey, SchemaSnapshot, Table
 
