@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from nl2sql.schema.introspect import normalize_type
+from nl2sql.datasources.introspection import normalize_type
 from nl2sql.schema.models import Column, ForeignKey, Table
 
 Run = Callable[[str], Sequence[Sequence[Any]]]

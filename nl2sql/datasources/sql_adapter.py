@@ -33,9 +33,9 @@ class SQLAdapter:
 
     def _snapshot(self, tables: Sequence[Table]) -> SchemaSnapshot:
         """The SchemaSnapshot of catalog `tables`, each text column with samples and counts."""
-        from nl2sql.schema.introspect import snapshot_with_statistics
+        from nl2sql.datasources.introspection import snapshot_with_statistics
 
-        return snapshot_with_statistics(self, tables)
+        return snapshot_with_statistics(self, tables, self._rows)
 
     def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
         """Existing values of a column that equal or contain `needle` (case-insensitive).
@@ -43,7 +43,7 @@ class SQLAdapter:
         Best effort and bounded: a lookup slower than a few seconds returns no values; a query
         the database rejects (unknown table or column) raises ResultError.
         """
-        from nl2sql.schema.introspect import bounded_lookup
+        from nl2sql.datasources.introspection import bounded_lookup
 
         return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
                               min(self.timeout_s, LOOKUP_TIMEOUT_S))

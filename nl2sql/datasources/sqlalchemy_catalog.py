@@ -17,7 +17,7 @@ from sqlalchemy import inspect
 from sqlalchemy.engine.reflection import ObjectKind
 from sqlglot import exp
 
-from nl2sql.schema.introspect import normalize_type, table_expr
+from nl2sql.datasources.introspection import normalize_type, table_expr
 from nl2sql.schema.models import Column, ForeignKey, Table
 
 if TYPE_CHECKING:

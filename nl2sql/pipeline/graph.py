@@ -18,7 +18,6 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import NL2SQLError
-from nl2sql.pipeline.graph_utils import ScanPayload, wrap_subgraph
 from nl2sql.pipeline.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
@@ -29,7 +28,7 @@ from nl2sql.pipeline.names import (
     PINNED_ENTRY,
     SQL_AGENT,
 )
-from nl2sql.pipeline.nodes.aggregator.node import EngineAggregatorNode
+from nl2sql.pipeline.nodes.aggregator.node import AggregatorNode
 from nl2sql.pipeline.nodes.answer_synthesizer.node import AnswerSynthesizerNode
 from nl2sql.pipeline.nodes.curated_matcher.node import CuratedMatcherNode
 from nl2sql.pipeline.nodes.datasource_resolver.node import DatasourceResolverNode
@@ -43,6 +42,7 @@ from nl2sql.pipeline.routes import (
     resolver_route,
 )
 from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.subgraphs.boundary import ScanPayload, wrap_subgraph
 from nl2sql.pipeline.subgraphs.sql_agent import build_sql_agent_graph
 
 
@@ -79,7 +79,7 @@ def build_graph(*, execute: bool = True, curated: bool = False):
     graph.add_node(DECOMPOSER, guarded(DECOMPOSER, DecomposerNode()))
     graph.add_node(LAYER_ROUTER, guarded(LAYER_ROUTER, lambda state, runtime: {}))
     graph.add_node(SQL_AGENT, guarded(SQL_AGENT, wrap_subgraph(sql_agent, execute)), input_schema=ScanPayload)
-    graph.add_node(AGGREGATOR, guarded(AGGREGATOR, EngineAggregatorNode()))
+    graph.add_node(AGGREGATOR, guarded(AGGREGATOR, AggregatorNode()))
     graph.add_node(ANSWER_SYNTHESIZER, guarded(ANSWER_SYNTHESIZER, AnswerSynthesizerNode()))
 
     entries = [PINNED_ENTRY, DATASOURCE_RESOLVER]

@@ -8,7 +8,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.pipeline.graph_utils import build_scan_payload, subgraph_id_for
 from nl2sql.pipeline.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
@@ -18,6 +17,7 @@ from nl2sql.pipeline.names import (
     PINNED_ENTRY,
 )
 from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.subgraphs.boundary import build_scan_payload, subgraph_id_for
 from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
 
 

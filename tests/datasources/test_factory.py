@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from nl2sql.datasources.duckdb import DuckDBAdapter
-from nl2sql.datasources.factory import open_datasource, resolve_target
+from nl2sql.datasources.factory import open_datasource
+from nl2sql.datasources.locations import resolve_target
 from nl2sql.datasources.sqlite import SQLiteAdapter
 from nl2sql.errors import ConfigError
 

@@ -205,8 +205,8 @@ def test_statement_timeout_is_fatal_db_execution_error(demo_paths, tmp_path):
 
 def test_missing_sql_is_added_when_no_error_was_blocking():
     from nl2sql.errors import error
-    from nl2sql.pipeline.graph_utils import report
     from nl2sql.pipeline.state import SubgraphExecutionState
+    from nl2sql.pipeline.subgraphs.boundary import report
 
     warning = error("logical_validator", ErrorCode.COLUMN_NOT_FOUND, "maybe",
                     severity=ErrorSeverity.WARNING, attempt=0)

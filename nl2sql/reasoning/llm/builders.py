@@ -18,7 +18,7 @@ from nl2sql.reasoning.base import (
     ResultPreview,
     SynthesizeRequest,
 )
-from nl2sql.reasoning.llm.context import render_schema, render_sources
+from nl2sql.reasoning.llm.schema_text import render_schema, render_sources
 from nl2sql.reasoning.llm.templates import Prompt, fragment, render
 
 #: Rows of each result shown to the synthesizer (the node sends at most answer_preview_rows).

@@ -40,7 +40,7 @@ from nl2sql.reasoning.llm.errors import (
 )
 from nl2sql.reasoning.llm.jsonschema import compact_schema
 from nl2sql.reasoning.llm.parsing import describe_problems, extract_payload, raw_text
-from nl2sql.reasoning.llm.runcontext import (
+from nl2sql.reasoning.llm.run_limits import (
     DeadlineReached,
     call_within,
     check_cancelled,

@@ -9,10 +9,10 @@ reason names the words nothing matched ("no table or column matches 'weather'").
 from __future__ import annotations
 
 from nl2sql.reasoning.base import AnswerabilityResponse
-from nl2sql.reasoning.offline.cache import IndexCache
-from nl2sql.reasoning.offline.linking import Linking, link
-from nl2sql.reasoning.offline.scan import scan
-from nl2sql.reasoning.offline.text import FRAME, STOP
+from nl2sql.reasoning.offline.catalog.cache import IndexCache
+from nl2sql.reasoning.offline.linking.linker import Linking, link
+from nl2sql.reasoning.offline.words.scan import scan
+from nl2sql.reasoning.offline.words.text import FRAME, STOP
 from nl2sql.schema.models import SchemaSnapshot
 
 GREETINGS = frozenset(

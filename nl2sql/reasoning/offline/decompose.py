@@ -23,11 +23,11 @@ from nl2sql.decomposition import (
 )
 from nl2sql.plan import Aggregate, PlanModel
 from nl2sql.reasoning.offline.answerability import link_score
-from nl2sql.reasoning.offline.cache import IndexCache
-from nl2sql.reasoning.offline.linking import link
-from nl2sql.reasoning.offline.planner import Outcome
-from nl2sql.reasoning.offline.scan import scan
+from nl2sql.reasoning.offline.catalog.cache import IndexCache
+from nl2sql.reasoning.offline.linking.linker import link
+from nl2sql.reasoning.offline.plan.planner import Outcome
 from nl2sql.reasoning.offline.split import Split, split_question
+from nl2sql.reasoning.offline.words.scan import scan
 from nl2sql.schema.models import SchemaSnapshot
 
 Planner = Callable[[str, SchemaSnapshot], Outcome]

@@ -21,8 +21,8 @@ from nl2sql.reasoning.base import (
     SynthesizeRequest,
 )
 from nl2sql.reasoning.offline import answerability, decompose, refine, synthesis
-from nl2sql.reasoning.offline.cache import IndexCache
-from nl2sql.reasoning.offline.planner import Outcome, plan_question
+from nl2sql.reasoning.offline.catalog.cache import IndexCache
+from nl2sql.reasoning.offline.plan.planner import Outcome, plan_question
 from nl2sql.schema.models import SchemaSnapshot
 
 

@@ -43,7 +43,7 @@ def test_retrieved_snapshot_subset_still_plans_joins_over_the_full_snapshot(libr
 
 
 def test_index_is_built_once_per_snapshot_and_rebuilt_when_samples_change(library):
-    from nl2sql.reasoning.offline.cache import IndexCache
+    from nl2sql.reasoning.offline.catalog.cache import IndexCache
 
     cache = IndexCache()
     assert cache.get(library) is cache.get(library_snapshot_copy(library))

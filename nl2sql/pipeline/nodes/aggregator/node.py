@@ -1,4 +1,4 @@
-"""EngineAggregatorNode: combine the scans' results along the DAG (DuckDB over Arrow)."""
+"""AggregatorNode: combine the scans' results along the DAG (DuckDB over Arrow)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from nl2sql.pipeline.state import GraphState
 NODE = AGGREGATOR
 
 
-class EngineAggregatorNode:
+class AggregatorNode:
     def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
         ctx = runtime.context
         dag = state.execution_dag

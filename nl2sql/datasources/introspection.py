@@ -1,0 +1,219 @@
+"""Introspection helpers shared by the adapters: type names, column statistics, value samples.
+
+Every query here is built with sqlglot and run through the adapter's own connection by a
+`run` callable (SQL text -> rows), so each engine applies its own timeout and read-only rules.
+Statistics are taken over a bounded population (the first `POPULATION_LIMIT` rows) so that
+introspecting a very large table stays cheap; `Column.distinct_count` is of that population.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from nl2sql.datasources.base import ResultError
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
+
+log = logging.getLogger(__name__)
+
+#: Rows read per table to compute distinct counts and samples.
+POPULATION_LIMIT = 200_000
+#: Text columns whose values average more than this many characters are free text: no samples.
+MAX_SAMPLE_AVG_LENGTH = 80
+
+Run = Callable[[str], Sequence[Sequence[Any]]]
+
+_SCALAR_HINTS = (
+    "CHAR",
+    "TEXT",
+    "STRING",
+    "CLOB",
+    "INT",
+    "DEC",
+    "NUM",
+    "REAL",
+    "FLOAT",
+    "DOUBLE",
+    "DATE",
+    "TIME",
+    "BOOL",
+    "ENUM",
+)
+
+
+def normalize_type(raw: str | None) -> str:
+    """Upper-case a reported type name and collapse its whitespace.
+
+    >>> normalize_type(" varchar(20) ")
+    'VARCHAR(20)'
+    >>> normalize_type("timestamp   with time zone")
+    'TIMESTAMP WITH TIME ZONE'
+    """
+    return re.sub(r"\s+", " ", (raw or "").strip()).upper()
+
+
+def table_expr(name: str, schema: str | None = None) -> exp.Table:
+    """A quoted table reference."""
+    return exp.table_(name, db=schema, quoted=True)
+
+
+def table_expr_from_key(key: str) -> exp.Table:
+    """A quoted table reference from a `Table.key` ("name" or "schema.name")."""
+    schema, _, name = key.rpartition(".")
+    return table_expr(name, schema or None)
+
+
+def _ident(name: str) -> exp.Column:
+    return exp.column(name, quoted=True)
+
+
+def _is_sampled(column: Column) -> bool:
+    # Enum columns hold labels just as text columns do (DuckDB reports ENUM('a', 'b')).
+    return column.is_text or column.type.startswith("ENUM")
+
+
+def _is_scalar(column: Column) -> bool:
+    t = column.type
+    if any(marker in t for marker in ("[]", "STRUCT", "MAP", "UNION", "LIST")):
+        return False
+    return t == "" or any(hint in t for hint in _SCALAR_HINTS)
+
+
+def _population(table: exp.Table, columns: Sequence[str]) -> exp.Subquery:
+    inner = exp.select(*(_ident(c) for c in columns)).from_(table.copy()).limit(POPULATION_LIMIT)
+    return inner.subquery("population")
+
+
+def stats_sql(table: exp.Table, columns: Sequence[Column], dialect: str) -> str:
+    """One query: COUNT(DISTINCT c) for every column, AVG(LENGTH(c)) for the sampled ones."""
+    projections: list[exp.Expression] = []
+    for col in columns:
+        projections.append(exp.Count(this=exp.Distinct(expressions=[_ident(col.name)])))
+        if _is_sampled(col):
+            text = exp.cast(_ident(col.name), "TEXT")
+            projections.append(exp.Avg(this=exp.Length(this=text)))
+    query = exp.select(*projections).from_(_population(table, [c.name for c in columns]))
+    return query.sql(dialect)
+
+
+def top_values_sql(table: exp.Table, column: str, k: int, dialect: str) -> str:
+    """The k most frequent non-null values of a column (ties broken by value)."""
+    value = _ident(column)
+    count = exp.Count(this=exp.Star())
+    query = (
+        exp.select(value)
+        .from_(_population(table, [column]))
+        .where(exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
+        .group_by(value.copy())
+        .order_by(exp.Ordered(this=count, desc=True), value.copy())
+        .limit(k)
+    )
+    return query.sql(dialect)
+
+
+def lookup_values_sql(table: exp.Table, column: str, needle: str, limit: int, dialect: str) -> str:
+    """Existing values of a column equal to or containing `needle`, case-insensitively.
+
+    Exact matches first, then shorter values, then alphabetical — so the best candidate leads.
+    """
+    value = _ident(column)
+    lowered = exp.Lower(this=exp.cast(value.copy(), "TEXT"))
+    wanted = exp.Lower(this=exp.Literal.string(needle))
+    contains = exp.GT(
+        this=exp.StrPosition(this=lowered, substr=wanted), expression=exp.Literal.number(0)
+    )
+    # 1/0 rather than the comparison itself: PostgreSQL has no MAX(boolean).
+    exact = exp.If(
+        this=exp.EQ(this=lowered.copy(), expression=wanted.copy()),
+        true=exp.Literal.number(1),
+        false=exp.Literal.number(0),
+    )
+    query = (
+        exp.select(value)
+        .from_(table.copy())
+        .where(contains)
+        .group_by(value.copy())
+        .order_by(
+            exp.Ordered(this=exp.Max(this=exact), desc=True),
+            exp.Length(this=exp.cast(value.copy(), "TEXT")),
+            value.copy(),
+        )
+        .limit(limit)
+    )
+    return query.sql(dialect)
+
+
+def with_statistics(
+    table: exp.Table, columns: list[Column], run: Run, dialect: str, sample_values: int
+) -> list[Column]:
+    """Columns with `distinct_count` and `samples` filled in where the queries succeed.
+
+    A failing statistics query (timeout, unsupported type) leaves the columns as they were:
+    introspection must not fail because one table is expensive.
+    """
+    scalar = [c for c in columns if _is_scalar(c)]
+    if not scalar:
+        return columns
+    try:
+        row = run(stats_sql(table, scalar, dialect))[0]
+    except Exception as exc:  # noqa: BLE001 - any engine error just means "no statistics"
+        log.debug("statistics skipped for %s: %s", table.sql(), exc)
+        return columns
+    updates: dict[str, dict[str, Any]] = {}
+    values = iter(row)
+    for col in scalar:
+        update: dict[str, Any] = {"distinct_count": int(next(values) or 0)}
+        if _is_sampled(col):
+            avg_length = next(values)
+            if sample_values > 0 and avg_length is not None and avg_length <= MAX_SAMPLE_AVG_LENGTH:
+                update["samples"] = _samples(table, col.name, run, dialect, sample_values)
+        updates[col.name] = update
+    return [c.model_copy(update=updates[c.name]) if c.name in updates else c for c in columns]
+
+
+def _samples(table: exp.Table, column: str, run: Run, dialect: str, k: int) -> list[str]:
+    try:
+        rows = run(top_values_sql(table, column, k, dialect))
+    except Exception as exc:  # noqa: BLE001
+        log.debug("samples skipped for %s.%s: %s", table.sql(), column, exc)
+        return []
+    return [str(r[0]) for r in rows]
+
+
+def snapshot_with_statistics(adapter: Any, tables: Sequence[Table], run: Run) -> SchemaSnapshot:
+    """The adapter's SchemaSnapshot: its catalog `tables`, each column with samples and counts.
+
+    `adapter` supplies id, dialect, description and sample_values; `run` (SQL text -> rows) is
+    the adapter's own bounded reader, passed in so no private attribute is read from outside.
+    """
+    tables = [
+        t.model_copy(update={"columns": with_statistics(
+            table_expr_from_key(t.key), t.columns, run, adapter.dialect, adapter.sample_values
+        )})
+        for t in tables
+    ]
+    return SchemaSnapshot(datasource_id=adapter.id, dialect=adapter.dialect, tables=tables,
+                          description=adapter.description)
+
+
+def bounded_lookup(run: Callable[..., list], table_key: str, column: str, needle: str, limit: int,
+                   dialect: str, timeout_s: float) -> list[str]:
+    """Existing values of a column that equal or contain `needle` (case-insensitive).
+
+    Best effort and bounded: a lookup slower than `timeout_s` returns no values; a query the
+    database rejects (unknown table or column) raises ResultError.
+    """
+    if not needle or limit <= 0:
+        return []
+    sql = lookup_values_sql(table_expr_from_key(table_key), column, needle, limit, dialect)
+    try:
+        rows = run(sql, timeout_s=timeout_s)
+    except ResultError as exc:
+        if exc.kind == "timeout":
+            return []
+        raise
+    return [str(r[0]) for r in rows if r[0] is not None]

@@ -1,0 +1,255 @@
+"""The per-snapshot index the engine links questions against; built once per snapshot.
+
+It holds the phrase forms of every table and column (normalized word tuples → elements with a
+strength), the sample values of text columns, each table's label columns and date columns, and the
+foreign-key edges. `cache.IndexCache` keeps the indexes of recent snapshots, so planning a question
+costs dictionary look-ups; `naming.py` reads identifiers into words and columns into kinds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nl2sql.reasoning.offline.catalog.naming import (
+    DATE_WORDS,
+    column_kind,
+    derived_base,
+    expand_abbreviations,
+    normalize_value,
+    words_of,
+)
+from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
+from nl2sql.reasoning.offline.words.text import canon, split_identifier
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
+
+_LABEL_WORDS = ("nam", "titl", "label")
+_MAX_VALUE_WORDS = 6
+_GENERIC_SUFFIXES = {
+    "data",
+    "info",
+    "information",
+    "detail",
+    "list",
+    "table",
+    "record",
+    "master",
+    "dim",
+    "fact",
+}
+
+
+@dataclass(frozen=True)
+class Element:
+    """A table (column=None) or a column that a phrase names, with the phrase's strength."""
+
+    table: str
+    column: str | None
+    score: float
+    form: str  # name | original | qualified | short | head
+
+    @property
+    def ref(self) -> str:
+        return self.table if self.column is None else f"{self.table}.{self.column}"
+
+
+@dataclass(frozen=True)
+class FKEdge:
+    src: str
+    src_cols: tuple[str, ...]
+    dst: str
+    dst_cols: tuple[str, ...]
+    rank: tuple[
+        int, int
+    ]  # (position of src in the snapshot, position of the FK): declaration order
+
+
+@dataclass
+class SchemaIndex:
+    snapshot: SchemaSnapshot
+    tables: dict[str, Table] = field(default_factory=dict)
+    order: dict[str, int] = field(default_factory=dict)
+    phrases: dict[tuple[str, ...], list[Element]] = field(default_factory=dict)
+    values: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    kinds: dict[tuple[str, str], str] = field(default_factory=dict)
+    col_words: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    table_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    labels: dict[str, list[str]] = field(default_factory=dict)
+    keys: dict[str, set[str]] = field(default_factory=dict)  # PK and FK columns per table
+    edges: list[FKEdge] = field(default_factory=list)
+    max_phrase: int = 1
+
+    def column(self, table: str, name: str) -> Column | None:
+        return self.tables[table].column(name) if table in self.tables else None
+
+    def kind(self, table: str, column: str) -> str:
+        return self.kinds.get((table, column), "other")
+
+    def date_columns(self, table: str) -> list[str]:
+        return [c.name for c in self.tables[table].columns if self.kind(table, c.name) == "date"]
+
+    def text_columns(self, table: str) -> list[str]:
+        return [c.name for c in self.tables[table].columns if self.kind(table, c.name) == "text"]
+
+    def pk(self, table: str) -> list[str]:
+        t = self.tables[table]
+        return list(t.primary_key) or [c.name for c in t.columns if c.primary_key]
+
+
+def build_index(snapshot: SchemaSnapshot) -> SchemaIndex:
+    """Index every table and column of `snapshot` (names, samples, labels, foreign keys)."""
+    idx = SchemaIndex(snapshot=snapshot)
+    for pos, table in enumerate(snapshot.tables):
+        idx.tables[table.key] = table
+        idx.order[table.key] = pos
+    for table in snapshot.tables:
+        _index_table(idx, table)
+    for forms in idx.phrases.values():
+        # Strongest first; declaration order breaks ties so look-ups are deterministic.
+        forms.sort(key=lambda e: (-e.score, idx.order[e.table], e.column or ""))
+    idx.max_phrase = max((len(k) for k in idx.phrases), default=1)
+    _index_edges(idx)
+    return idx
+
+
+def _add(idx: SchemaIndex, form: tuple[str, ...], element: Element) -> None:
+    if not form:
+        return
+    bucket = idx.phrases.setdefault(form, [])
+    for i, old in enumerate(bucket):
+        if old.ref == element.ref:
+            if element.score > old.score:
+                bucket[i] = element
+            return
+    bucket.append(element)
+
+
+def _index_table(idx: SchemaIndex, table: Table) -> None:
+    key = table.key
+    tw = words_of(table.name)
+    idx.table_words[key] = tw
+    # "has_copy" without its function word reads "copy": weaker than a table named exactly so
+    whole = len(tw) == len(split_identifier(table.name))
+    _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
+    if table.original_name:
+        _add(idx, words_of(table.original_name), Element(key, None, 1.0, "original"))
+    if len(tw) >= 2:
+        _add(idx, tw[-1:], Element(key, None, 0.7, "head"))
+    if len(tw) >= 2 and tw[-1] in _GENERIC_SUFFIXES:
+        _add(idx, tw[:-1], Element(key, None, 0.8, "short"))  # "books_data" is about books
+    fk_cols = {c.lower() for fk in table.foreign_keys for c in fk.columns}
+    pk_cols = {c.lower() for c in table.primary_key} | {
+        c.name.lower() for c in table.columns if c.primary_key
+    }
+    idx.keys[key] = {c.name for c in table.columns if c.name.lower() in fk_cols | pk_cols}
+    # words of this table's name and of the tables it references, for abbreviations (`CustID`)
+    full = tw + tuple(w for fk in table.foreign_keys for w in words_of(fk.ref_table.split(".")[-1]))
+    for col in table.columns:
+        _index_column(idx, key, tw, col, full)
+    idx.labels[key] = _labels(idx, key, tw)
+
+
+def _index_column(
+    idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, full: tuple[str, ...] = ()
+) -> None:
+    cw = words_of(col.name)
+    expanded = expand_abbreviations(cw, full)
+    idx.col_words[(key, col.name)] = expanded
+    idx.kinds[(key, col.name)] = column_kind(col)
+    for words in dict.fromkeys((cw, expanded)):
+        _index_forms(idx, key, tw, col, words)
+    if col.original_name:
+        _add(idx, words_of(col.original_name), Element(key, col.name, 1.0, "original"))
+    is_id = bool(cw) and cw[-1] == "id"
+    own_key = col.primary_key or col.name in idx.tables[key].primary_key
+    if is_id and len(cw) > 1 and (own_key or expanded[:-1] == tw or expanded[:-1] == tw[-1:]):
+        _add(idx, ("id",), Element(key, col.name, 0.6, "head"))  # "the id of the pet"
+    if idx.kinds[(key, col.name)] == "number":
+        for word, nouns in MEASURE_WORDS.items():
+            if set(nouns) & set(expanded) and word not in expanded:
+                _add(idx, (word,), Element(key, col.name, 0.6, "measure"))  # "weigh" -> weight
+    if idx.kinds[(key, col.name)] == "text":
+        if set(expanded) & _PLACES and (_PLACE,) != expanded:
+            _add(idx, (_PLACE,), Element(key, col.name, 0.6, "place"))  # "each place", "where"
+        _index_samples(idx, key, col)
+    for word in expanded:
+        base = derived_base(word)
+        if base and len(cw) == 1:
+            _add(idx, (base,), Element(key, col.name, 0.6, "head"))  # "membership" -> "member"
+
+
+_PLACES = {canon(w) for w in PLACE_NOUNS}
+_PLACE = canon("place")
+
+
+def _index_forms(
+    idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, cw: tuple[str, ...]
+) -> None:
+    _add(idx, cw, Element(key, col.name, 1.0, "name"))
+    is_id = bool(cw) and cw[-1] == "id"
+    if tw and cw[: len(tw)] == tw and len(cw) > len(tw) and not is_id:
+        _add(idx, cw[len(tw) :], Element(key, col.name, 0.85, "short"))
+    elif tw and cw[:1] != tw[-1:]:
+        _add(idx, tw + cw, Element(key, col.name, 1.0, "qualified"))
+        _add(idx, tw[-1:] + cw, Element(key, col.name, 0.95, "qualified"))
+    if len(cw) >= 2 and not is_id:
+        _add(idx, cw[-1:], Element(key, col.name, 0.6, "head"))
+    if len(cw) == 2 and not is_id:
+        _add(
+            idx, cw[::-1], Element(key, col.name, 0.65, "part")
+        )  # "staff number" ↔ number_of_staff
+    for size in range(2, len(cw)):
+        for start in (0, len(cw) - size):
+            # "net price" names `net_price_eur`
+            _add(idx, cw[start : start + size], Element(key, col.name, 0.7, "part"))
+    if len(cw) >= 2 and cw[-1] in DATE_WORDS | {"at", "on"}:
+        # "opened" names `opened_date`, "created" names `created_at`
+        _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
+
+
+def _index_samples(idx: SchemaIndex, key: str, col: Column) -> None:
+    for sample in col.samples:
+        norm = normalize_value(sample)
+        if not norm or len(norm) > 60 or len(norm.split()) > _MAX_VALUE_WORDS:
+            continue
+        if norm.replace(".", "").replace("-", "").isdigit():
+            continue  # numbers in the question are read as numbers, not as text values
+        bucket = idx.values.setdefault(norm, [])
+        if not any(t == key and c == col.name for t, c, _ in bucket):
+            bucket.append((key, col.name, sample))
+
+
+def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
+    """The columns that name a row of `key` (e.g. `book_title`, or `given_name` + `family_name`)."""
+    table = idx.tables[key]
+    texts = [
+        c
+        for c in table.columns
+        if idx.kinds[(key, c.name)] == "text" and c.name not in idx.keys[key]
+    ]
+    # a column named like the table ("title" of titles, "brand" of car_brands) names its rows
+    same = [c.name for c in texts if idx.col_words[(key, c.name)] in (tw, tw[-1:])]
+    if same:
+        return same[:1]
+    for word in _LABEL_WORDS:
+        exact = [
+            c.name
+            for c in texts
+            if idx.col_words[(key, c.name)] in ((word,), tw + (word,), tw[-1:] + (word,))
+        ]
+        if exact:
+            return exact[:1]
+        named = [c.name for c in texts if word in idx.col_words[(key, c.name)]]
+        if named:
+            return named[:2]
+    return []
+
+
+def _index_edges(idx: SchemaIndex) -> None:
+    for pos, table in enumerate(idx.snapshot.tables):
+        for k, fk in enumerate(table.foreign_keys):
+            ref = idx.snapshot.table(fk.ref_table)
+            if ref is None or not fk.columns or len(fk.columns) != len(fk.ref_columns):
+                continue
+            idx.edges.append(
+                FKEdge(table.key, tuple(fk.columns), ref.key, tuple(fk.ref_columns), (pos, k))
+            )

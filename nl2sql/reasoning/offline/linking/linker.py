@@ -1,0 +1,213 @@
+"""Schema linking: which question words name which tables, columns and stored values.
+
+Rules, in order (each consumes its words):
+1. Quoted text ('like this') is a value, taken literally.
+2. Word sequences equal (case-insensitively) to a sample value of a text column are values,
+   longest first — except a single word that is also the full name of a table or column.
+3. The remaining non-function words are matched to table/column phrase forms, longest first
+   (names, human-readable names, `table column` qualified forms, short and head-noun forms).
+4. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
+   the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
+   links, and the value is emitted as stored.
+5. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
+   by the lexicon; whatever is left is unexplained, and the planner refuses it.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.base import ValueLookup
+from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.catalog.naming import normalize_value
+from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
+from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
+from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
+from nl2sql.reasoning.offline.words.text import FRAME, IRREGULAR_FORMS, STOP, Token, canon
+
+__all__ = ["Linking", "Mention", "ValueMatch", "link"]
+
+
+def link(
+    tokens: list[Token], idx: SchemaIndex, consumed: set[int], lookup: ValueLookup | None = None
+) -> Linking:
+    """Link the unconsumed tokens of a question to `idx` (values, then schema, then lookups)."""
+    out = Linking()
+    used = set(consumed)
+    _quoted(tokens, idx, used, out)
+    _sample_values(tokens, idx, used, out)
+    _where(tokens, idx, used, out)
+    _acronyms(tokens, idx, used, out)
+    _schema(tokens, idx, used, out)
+    rest = [t for t in tokens if t.index not in used and t.kind == "word" and t.low not in STOP]
+    if lookup is not None:
+        lookup_words(tokens, idx, rest, used, out, lookup)
+    close_values(tokens, idx, rest, used, out, lookup)
+    out.lexical = [t for t in rest if t.index not in used and is_lexical(t)]
+    used.update(t.index for t in out.lexical)
+    out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
+    if tokens and tokens[0].low == "where" and 0 not in used:
+        out.unexplained.insert(0, tokens[0])  # "where …?" with no place column to answer it
+    out.value_like = [t for t in out.unexplained if looks_like_value(tokens, t)]
+    out.values.sort(key=lambda v: v.start)
+    return out
+
+
+def is_lexical(tok: Token) -> bool:
+    """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
+    return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
+
+
+def _where(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    """ "Where is X from?" asks for a place column (location, city, country, address …)."""
+    places = idx.phrases.get((canon("place"),))
+    if tokens and tokens[0].low == "where" and places and 0 not in used:
+        out.mentions.append(Mention(0, 1, tokens[0].text, list(places)))
+        used.add(0)
+
+
+def _acronyms(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    """ "kilowatt hours" names a column called `kwh`: the initials of 2–4 consecutive words."""
+    for size in (4, 3, 2):
+        for i in range(len(tokens) - size + 1):
+            span = tokens[i : i + size]
+            if any(t.kind != "word" or t.index in used for t in span):
+                continue
+            initials = "".join(t.low[0] for t in span)
+            found = [
+                e
+                for e in idx.phrases.get((initials,), [])
+                if e.form == "name" and e.column and e.column.lower() == initials
+            ]
+            if found:
+                out.mentions.append(Mention(i, i + size, " ".join(t.text for t in span), found))
+                used.update(t.index for t in span)
+
+
+def _quoted(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    for tok in tokens:
+        if tok.kind == "quoted" and tok.index not in used:
+            options = list(idx.values.get(normalize_value(tok.text), []))
+            out.values.append(ValueMatch(tok.index, tok.index + 1, tok.text, options, "quoted"))
+            used.add(tok.index)
+
+
+def _strong_schema_word(idx: SchemaIndex, tok: Token) -> bool:
+    return any(e.score >= 0.85 for e in idx.phrases.get((tok.canon,), []))
+
+
+def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    i = 0
+    while i < len(tokens):
+        hit = None
+        for size in range(6, 0, -1):
+            span = tokens[i : i + size]
+            if len(span) < size or any(
+                t.index in used or t.kind not in ("word", "number") for t in span
+            ):
+                continue
+            if size == 1 and (
+                span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
+            ):
+                continue
+            text = normalize_value(" ".join(t.text for t in span))
+            options = idx.values.get(text) or (
+                idx.values.get(text[:-1]) if size == 1 and text.endswith("s") else None
+            )
+            if options:
+                hit = ValueMatch(
+                    i, i + size, " ".join(t.text for t in span), list(options), "sample"
+                )
+                break
+        if hit is None:
+            i += 1
+            continue
+        out.values.append(hit)
+        used.update(range(hit.start, hit.end))
+        i = hit.end
+
+
+# Words that never name a table or column, whatever the schema ("not" must not read `note`).
+NEVER_LINK = frozenset("not no never none nor neither without except excluding".split())
+
+
+_REQUESTS = frozenset("list show give find display return get tell count name sort order".split())
+
+
+def _request_verb(tokens: list[Token], tok: Token) -> bool:
+    """ "List …", "… ? Show …": a request verb opening a sentence names nothing in the schema."""
+    if tok.low not in _REQUESTS:
+        return False
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    return prev is None or prev.kind == "punct" or tok.text[:1].isupper()
+
+
+def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    seq = [
+        t
+        for t in tokens
+        if t.kind == "word"
+        and t.low not in STOP
+        and t.low not in NEVER_LINK
+        and not _request_verb(tokens, t)
+    ]
+    i = 0
+    while i < len(seq):
+        size = _longest_phrase(tokens, seq, i, idx, used)
+        if not size:
+            i += 1
+            continue
+        span = seq[i : i + size]
+        elements = _elements(idx, span)
+        text = " ".join(t.text for t in span)
+        out.mentions.append(Mention(span[0].index, span[-1].index + 1, text, list(elements)))
+        used.update(t.index for t in span)
+        i += size
+
+
+def _longest_phrase(tokens, seq: list[Token], i: int, idx: SchemaIndex, used: set[int]) -> int:
+    for size in range(min(idx.max_phrase, 4), 0, -1):
+        span = seq[i : i + size]
+        if len(span) < size or any(t.index in used for t in span) or not _contiguous(tokens, span):
+            continue
+        if _elements(idx, span):
+            return size
+    return 0
+
+
+def _elements(idx: SchemaIndex, span: list[Token]):
+    """The schema elements a span names. A lone frame word ("list", "number", "show") names only
+    an element called exactly so, never one it is merely a part of (`price_list`)."""
+    elements = idx.phrases.get(tuple(t.canon for t in span), [])
+    if len(span) == 1 and is_verb_form(span[0]):
+        # "cars were made" does not name a `make` column; "opened" may name `opened_date` and
+        # "priced between 10 and 20" the price: a verb names a measure or a date, never a label
+        return [
+            e
+            for e in elements
+            if e.column
+            and (
+                e.form == "measure"
+                or idx.kind(e.table, e.column) == "date"
+                or (idx.kind(e.table, e.column) == "number" and e.form in ("name", "original"))
+            )
+        ]
+    if len(span) == 1 and span[0].low in FRAME:
+        return [e for e in elements if e.score >= 0.85]
+    return elements
+
+
+def is_verb_form(tok: Token) -> bool:
+    """A past form ("produced", "made") — a verb of the question rather than a noun of it."""
+    low = tok.low
+    return (low in IRREGULAR_FORMS) or (
+        len(low) > 4 and low.endswith("ed") and not low.endswith("eed")
+    )
+
+
+def _contiguous(tokens: list[Token], span: list[Token]) -> bool:
+    """Words of a phrase may be separated by "of" / "the" only ("date of birth")."""
+    for a, b in zip(span, span[1:], strict=False):
+        if any(
+            t.kind != "word" or t.low not in ("of", "the") for t in tokens[a.index + 1 : b.index]
+        ):
+            return False
+    return True

@@ -1,0 +1,91 @@
+"""What linking produces: mentions of tables/columns, matched values, and unexplained words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nl2sql.reasoning.offline.catalog.index import Element
+from nl2sql.reasoning.offline.words.text import Token
+
+_VALUE_LEADS = {
+    "in",
+    "from",
+    "named",
+    "called",
+    "titled",
+    "at",
+    "for",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "with",
+    "by",
+}
+
+
+@dataclass
+class Mention:
+    """Question words naming schema elements; `candidates` are strongest first."""
+
+    start: int
+    end: int
+    text: str
+    candidates: list[Element]
+
+    def tables(self) -> list[Element]:
+        return [e for e in self.candidates if e.column is None]
+
+    def columns(self) -> list[Element]:
+        return [e for e in self.candidates if e.column is not None]
+
+
+@dataclass
+class ValueMatch:
+    """Question words naming a stored value; `options` are (table, column, stored value)."""
+
+    start: int
+    end: int
+    text: str
+    options: list[tuple[str, str, str]]
+    source: str  # sample | lookup | quoted | close (a near miss, kept as written)
+    negated: bool = False
+
+
+@dataclass
+class Linking:
+    mentions: list[Mention] = field(default_factory=list)
+    values: list[ValueMatch] = field(default_factory=list)
+    unexplained: list[Token] = field(default_factory=list)
+    value_like: list[Token] = field(default_factory=list)  # unexplained words that look like values
+    lexical: list[Token] = field(default_factory=list)  # relation verbs and filler words (lexicon)
+    lookups: int = 0
+
+    def mentioned_tables(self) -> list[str]:
+        """Tables named as tables, in question order."""
+        seen: list[str] = []
+        for m in self.mentions:
+            for e in m.tables()[:1]:
+                if e.table not in seen:
+                    seen.append(e.table)
+        return seen
+
+
+def spans(words: list[Token]) -> list[list[Token]]:
+    spans: list[list[Token]] = []
+    for t in words:
+        if spans and spans[-1][-1].index == t.index - 1:
+            spans[-1].append(t)
+        else:
+            spans.append([t])
+    return spans
+
+
+def looks_like_value(tokens: list[Token], tok: Token) -> bool:
+    """Capitalized mid-sentence, or right after a preposition that introduces a value."""
+    if tok.index > 0 and tok.text[:1].isupper():
+        return True
+    prev = [t for t in tokens[: tok.index] if t.low not in ("the", "a", "an")]
+    return bool(prev) and prev[-1].low in _VALUE_LEADS

@@ -1,0 +1,165 @@
+"""Join paths along declared foreign keys: a shortest connecting tree from the plan's root table.
+
+The tree grows greedily: the pending table nearest to the tree (fewest FK hops) joins next, along
+one of its shortest paths. Tie-break between equally short paths, in order:
+1. the path passing through more tables the question mentions;
+2. the path whose FK columns share more words with the question ("branch district" → `branch_id`);
+3. FK declaration order (the table's position in the snapshot, then the FK's position);
+4. table keys, alphabetically.
+When rules 1–2 leave a tie, the choice is reported in `notes` and the tree is marked ambiguous,
+so the planner lowers its confidence and says which alternative it did not take.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
+
+_MAX_HOPS = 5
+_MAX_PATHS = 64
+
+
+class JoinError(ValueError):
+    """No foreign-key path connects the tables a question needs."""
+
+
+@dataclass(frozen=True)
+class JoinStep:
+    table: str  # the table this step adds
+    parent: str  # the tree table it attaches to
+    edge: FKEdge
+    fan_out: (
+        bool  # parent rows are repeated: the step goes from a referenced row to referencing rows
+    )
+
+    def pairs(self) -> list[tuple[str, str, str, str]]:
+        """(table, column, table, column) equalities of the join condition."""
+        e = self.edge
+        return [(e.src, a, e.dst, b) for a, b in zip(e.src_cols, e.dst_cols, strict=True)]
+
+
+@dataclass
+class JoinTree:
+    root: str
+    steps: list[JoinStep] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    ambiguous: bool = False
+
+    @property
+    def tables(self) -> list[str]:
+        return [self.root] + [s.table for s in self.steps]
+
+    @property
+    def fans_out(self) -> bool:
+        return any(s.fan_out for s in self.steps)
+
+
+Path = list[tuple[str, str, FKEdge]]  # (from, to, edge) hops
+
+
+def connect(
+    idx: SchemaIndex,
+    root: str,
+    required: list[str],
+    preferred: set[str] | None = None,
+    words: set[str] | None = None,
+) -> JoinTree:
+    """The connecting tree from `root` to every table of `required`; JoinError when impossible."""
+    tree = JoinTree(root)
+    pending = [t for t in dict.fromkeys(required) if t != root]
+    prefer, said = preferred or set(), words or set()
+    while pending:
+        target, paths = _nearest(idx, tree.tables, pending)
+        paths.sort(key=lambda p: _path_key(idx, p, prefer, said))
+        chosen = paths[0]
+        if (
+            len(paths) > 1
+            and _path_key(idx, paths[1], prefer, said)[:2]
+            == _path_key(idx, chosen, prefer, said)[:2]
+        ):
+            tree.ambiguous = True
+            tree.notes.append(_note(chosen, paths[1], target))
+        for a, b, edge in chosen:
+            tree.steps.append(JoinStep(b, a, edge, fan_out=edge.dst == a and edge.src == b))
+        pending = [t for t in pending if t not in tree.tables]
+    return tree
+
+
+def _adjacent(idx: SchemaIndex, table: str) -> list[tuple[str, FKEdge]]:
+    out = []
+    for edge in idx.edges:
+        if edge.src == edge.dst:
+            continue  # a self-reference never connects two different tables
+        if edge.src == table:
+            out.append((edge.dst, edge))
+        elif edge.dst == table:
+            out.append((edge.src, edge))
+    return out
+
+
+def _nearest(idx: SchemaIndex, sources: list[str], pending: list[str]) -> tuple[str, list[Path]]:
+    dist = {s: 0 for s in sources}
+    preds: dict[str, list[tuple[str, FKEdge]]] = {}
+    queue = deque(sources)
+    while queue:
+        node = queue.popleft()
+        if dist[node] >= _MAX_HOPS:
+            continue
+        for nxt, edge in _adjacent(idx, node):
+            if nxt not in dist:
+                dist[nxt] = dist[node] + 1
+                preds[nxt] = [(node, edge)]
+                queue.append(nxt)
+            elif dist[nxt] == dist[node] + 1:
+                preds[nxt].append((node, edge))
+    reachable = [t for t in pending if t in dist]
+    if not reachable:
+        raise JoinError(
+            f"no foreign-key path connects {', '.join(sources)} with {', '.join(pending)}"
+        )
+    target = min(reachable, key=lambda t: (dist[t], pending.index(t)))
+    return target, _paths(preds, set(sources), target)
+
+
+def _paths(preds, sources: set[str], target: str) -> list[Path]:
+    out: list[Path] = []
+    stack: list[tuple[str, Path]] = [(target, [])]
+    while stack and len(out) < _MAX_PATHS:
+        node, suffix = stack.pop()
+        if node in sources:
+            out.append(suffix)
+            continue
+        for prev, edge in preds[node]:
+            stack.append((prev, [(prev, node, edge)] + suffix))
+    return out
+
+
+def _path_key(idx: SchemaIndex, path: Path, prefer: set[str], said: set[str]) -> tuple:
+    middle = [b for _, b, _ in path[:-1]]
+    col_words = sum(
+        1
+        for _, _, e in path
+        for c in e.src_cols
+        for w in idx.col_words.get((e.src, c), ())
+        if w != "id" and w in said
+    )
+    return (
+        -sum(1 for t in middle if t in prefer),
+        -col_words,
+        [e.rank for _, _, e in path],
+        [b for _, b, _ in path],
+    )
+
+
+def _note(chosen: Path, other: Path, target: str) -> str:
+    def via(p: Path) -> str:
+        mids = [b for _, b, _ in p[:-1]]
+        cols = ", ".join(f"{e.src}.{'/'.join(e.src_cols)}" for _, _, e in p)
+        return f"via {' and '.join(mids)}" if mids else f"on {cols}"
+
+    return (
+        f"{target} is reachable {via(chosen)} or {via(other)}; chose {via(chosen)} "
+        "(foreign-key declaration order) — name the other table in the question to use it"
+    )

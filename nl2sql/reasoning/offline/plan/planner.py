@@ -1,0 +1,215 @@
+"""The offline planner: question text + snapshot index → PlanModel with confidence and reasoning.
+
+It refuses (plan=None, confidence 0, reasoning "could not …") rather than guess: relative dates,
+words that look like values but are in neither the schema nor the data, an unknown shape, an
+ambiguous column, or tables with no foreign-key path between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from nl2sql.plan import Aggregate, ColumnRef, PlanModel, walk
+from nl2sql.reasoning.base import ValueLookup
+from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.linking.linker import Linking, link
+from nl2sql.reasoning.offline.plan.builder import PlanBuilder
+from nl2sql.reasoning.offline.plan.joins import JoinError
+from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Unclear
+from nl2sql.reasoning.offline.split import split_question as two_parts
+from nl2sql.reasoning.offline.words.scan import Scan, scan
+from nl2sql.reasoning.offline.words.text import STOP
+
+_NESTED = {"above", "below", "than", "over", "under", "exceeds", "exceeding"}
+
+
+@dataclass
+class Outcome:
+    """A plan (or None) with what the planner understood."""
+
+    plan: PlanModel | None
+    confidence: float
+    reasoning: str
+    query: Query | None = None
+    linking: Linking | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def plan_question(
+    text: str,
+    idx: SchemaIndex,
+    lookup: ValueLookup | None = None,
+    hints: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Plan `text` against `idx`; a refusal has plan=None and says what was not understood."""
+    hints = hints or {}
+    s = scan(text)
+    if not any(t.kind == "word" and t.low not in STOP for t in s.tokens):
+        return _refuse("could not plan: the question has no words to link to the schema")
+    if s.relative:
+        return _refuse(
+            f"could not plan: '{s.relative[0]}' depends on the day the question is asked; "
+            "give explicit dates (e.g. 'in 2024', 'after 2024-03-01')"
+        )
+    linking = link(s.tokens, idx, s.taken, lookup)
+    try:
+        _precheck(text, s, linking)
+        analyzer = Analyzer(s, linking, idx, hints)
+        q = analyzer.run()
+        q.preferred = analyzer.mentioned | {q.root}
+        words = {t.canon for t in s.tokens if t.kind == "word"}
+        builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
+        plan = builder.build(q)
+        _check_grouping(plan)
+    except (Unclear, JoinError) as exc:
+        return _refuse(f"could not plan: {exc}", linking)
+    plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
+    notes, penalty = analyzer.notes + builder.notes, analyzer.penalty
+    if builder.tree and builder.tree.ambiguous:
+        penalty += 0.15
+    if builder.tree and builder.tree.fans_out and _sums(q):
+        notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
+        penalty += 0.3
+    penalty += 0.05 * min(len(linking.unexplained), 4)
+    confidence = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
+    return Outcome(plan, confidence, _reasoning(q, linking, notes), q, linking, notes)
+
+
+def _precheck(text: str, s: Scan, linking: Linking) -> None:
+    """Refuse what no shape handles before trying one."""
+    _check_nested(s)
+    bad_days = [t.text for t in s.tokens if t.kind == "date" and t.index not in s.taken]
+    if bad_days:
+        raise Unclear(f"'{bad_days[0]}' is not a valid date")
+    parts = two_parts(text)
+    if parts is not None and parts.operation == "compare":
+        raise Unclear(
+            "the question has two parts to compare or join; it needs one sub-query per part"
+        )
+    if linking.unexplained:
+        # precision over coverage: a word nothing explains may change the meaning entirely
+        words = ", ".join(f"'{t.text}'" for t in linking.unexplained)
+        raise Unclear(f"{words} matches no table, column or stored value")
+
+
+def _check_grouping(plan: PlanModel) -> None:
+    """Unclear when a plain column sits beside aggregates without being grouped: the shapes
+    should never produce it, and an invalid plan must not reach the database."""
+    for p in [n for n in walk(plan) if isinstance(n, PlanModel)]:
+        has_agg = p.group_by or any(
+            isinstance(n, Aggregate) for item in p.select for n in walk(item.expr)
+        )
+        if not has_agg:
+            continue
+        grouped = {g.model_dump_json() for g in p.group_by}
+        for item in p.select:
+            if not any(isinstance(n, Aggregate) for n in walk(item.expr)) and (
+                item.expr.model_dump_json() not in grouped
+            ):
+                raise Unclear(
+                    f"could not tell how '{item.alias or 'a column'}' relates to the aggregate"
+                )
+
+
+def _refuse(message: str, linking: Linking | None = None) -> Outcome:
+    return Outcome(None, 0.0, message, linking=linking)
+
+
+def _check_nested(s: Scan) -> None:
+    """Refuse comparisons with a nested query other than an aggregate of the same column."""
+    nested = {i for c in s.nums if c.nested for i in range(c.start, c.end)}
+    for a, b in zip(s.tokens, s.tokens[1:], strict=False):
+        if a.index in nested:
+            continue
+        if a.low == "than" and b.low in ("the", "that", "those", "any", "all", "each", "every"):
+            raise Unclear(f"comparing with '{a.text} {b.text} …' (a nested query) is not supported")
+        nxt = b.low if b.low != "the" else ""
+        if a.low in _NESTED and nxt in ("average", "avg", "mean", "total", "maximum", "minimum"):
+            raise Unclear(f"comparing with '{a.text} {b.text} …' (a nested query) is not supported")
+    for a, b, c in zip(s.tokens, s.tokens[1:], s.tokens[2:], strict=False):
+        if (
+            a.index not in nested
+            and a.low in _NESTED
+            and b.low == "the"
+            and c.low in ("average", "avg", "mean", "total", "maximum", "minimum")
+        ):
+            raise Unclear(
+                f"comparing with '{a.text} the {c.text} …' (a nested query) is not supported"
+            )
+
+
+def _sums(q: Query) -> bool:
+    return any(isinstance(t, Agg) and t.func in ("sum", "avg") for t, _ in q.select)
+
+
+def _apply_column_hints(plan: PlanModel, suggestions: Mapping[str, Any]) -> PlanModel:
+    """Rename columns the validator did not find, as the refiner suggested ({old: new})."""
+    renames = {
+        str(k).lower(): (v[0] if isinstance(v, list) and v else v) for k, v in suggestions.items()
+    }
+    renames = {k: str(v) for k, v in renames.items() if v}
+    if not renames:
+        return plan
+    plan = plan.model_copy(deep=True)
+    for node in walk(plan):
+        if isinstance(node, ColumnRef) and node.name.lower() in renames:
+            node.name = renames[node.name.lower()].split(".")[-1]
+    return plan
+
+
+def _reasoning(q: Query, linking: Linking, notes: list[str]) -> str:
+    refs = _refs(q)
+    parts = []
+    links = []
+    for m in linking.mentions:
+        used = [e.ref for e in m.candidates if e.ref in refs]
+        if used:
+            links.append(f"'{m.text}' → {used[0]}")
+    if links:
+        parts.append("linked " + "; ".join(links))
+    parts.append(f"shape: {q.shape} over {q.root}")
+    shown = [_show(t) for t, _ in q.select] or ["*"]
+    parts.append("select " + ", ".join(shown))
+    conds = [
+        f"OR of '{c.text}'"
+        if c.op == "or"
+        else f"{_show(c.target)} {'not ' if c.negated else ''}{c.op} {c.values}"
+        + (f" (from '{c.text}')" if c.text else "")
+        for c in q.where + q.having
+    ]
+    if conds:
+        parts.append("conditions: " + "; ".join(conds))
+    if q.group:
+        parts.append("group by " + ", ".join(_show(t) for t in q.group))
+    if q.order:
+        parts.append("order by " + ", ".join(f"{_show(t)} {d}" for t, d in q.order[:2]))
+    if q.limit is not None:
+        parts.append(f"limit {q.limit}")
+    unexplained = [t.text for t in linking.unexplained]
+    if unexplained:
+        parts.append("not used: " + ", ".join(unexplained))
+    parts += notes
+    return ". ".join(parts) + "."
+
+
+def _refs(q: Query) -> set[str]:
+    out = set(q.tables())
+    targets = [t for t, _ in q.select] + q.group + [c.target for c in q.where + q.having]
+    for t in targets + [t for t, _ in q.order]:
+        col = t if isinstance(t, Col) else getattr(t, "col", None)
+        if isinstance(col, Col):
+            out.add(col.ref)
+    return out
+
+
+def _show(t) -> str:
+    if isinstance(t, Col):
+        return t.ref
+    if isinstance(t, Part):
+        return f"{t.part}({t.col.ref})"
+    if t.col is None:
+        return f"COUNT(*) of {t.table}"
+    return f"{t.func.upper()}({'DISTINCT ' if t.distinct else ''}{t.col.ref})"

@@ -1,0 +1,184 @@
+"""Question shapes → a resolved Query.
+
+Shapes, tried in this order:
+- ranking: "top N X by M", "which N X have the highest M", "the X with the most Y" — ORDER BY the
+  measure, LIMIT N (1 without a number); grouped by the entity when the measure is an aggregate or
+  lives in another table;
+- aggregate: "how many / number of" (COUNT, DISTINCT with different/distinct/unique),
+  "average / total / maximum / minimum M", "what is the highest M" (MAX) — with group-by cues
+  ("per / for each / by X");
+- listing: "list / show / what are the <columns> of <table>" with optional ORDER BY.
+Every shape takes the WHERE conditions of `clauses.py` and an explicit order cue; the measures
+are in `measures.py`, the listing shape in `listing.py`.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.linking.linker import Mention
+from nl2sql.reasoning.offline.shapes.listing import Listing
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Unclear
+from nl2sql.reasoning.offline.words import cues as C
+
+_DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
+                "different", "distinct", "unique", "each", "every"}  # fmt: skip
+_COORDINATORS = {"and", "list", "show", "give", "return", "display", "find", "get", "tell", "name",
+                 "is", "are", "was", "were"}  # fmt: skip
+
+
+class Analyzer(Listing):
+    """Reads one question (tokens, cues, linking) into a Query, or raises Unclear."""
+
+    def run(self) -> Query:
+        """The resolved Query of the question; Unclear when it cannot be planned without guessing."""
+        self.negations_done: set[int] = set()
+        self.ors_done: set[int] = set()
+        self.intersection = None
+        self.reserve_negated_tables()
+        q = self._shape()
+        self._dependent_columns(q)
+        if self.intersection is not None:
+            self.intersect(q)
+        elif any(t.low == "both" for t in self.tokens):
+            raise Unclear("could not tell which two conditions 'both … and …' joins")
+        self.check_negations()
+        self.check_alternatives()
+        self._existence_joins(q)
+        return q
+
+    def _dependent_columns(self, q: Query) -> None:
+        """Columns shown beside a grouped entity ("the branch name and city with the most
+        concerts") depend on its key: grouping by them too changes no group."""
+        if not q.group:
+            return
+        keyed = {
+            g.table for g in q.group if isinstance(g, Col) and [g.column] == self.idx.pk(g.table)
+        }
+        for target, _ in q.select:
+            if isinstance(target, Col) and target not in q.group and target.table in keyed:
+                q.group.append(target)
+
+    def _existence_joins(self, q: Query) -> None:
+        """A table named but given no role ("members who have loans") is joined: rows with a match."""
+        for m in self.mentions:
+            table = self.res.table(m) if m.start not in self.used else None
+            if table is None or table in q.tables():
+                continue
+            if q.shape not in ("listing", "count"):
+                self.notes.append(f"'{m.text}' ({table}) was not used")
+                self.penalty += 0.1
+                continue
+            self.used.add(m.start)
+            q.joined.append(table)
+            self.notes.append(
+                f"joined {table} for '{m.text}': only rows with a matching {table} row count"
+            )
+
+    def _shape(self) -> Query:
+        # cue words inside a longer name ("best finish", "total spent") are part of the name
+        self.named = self.scan.taken | {
+            i for m in self.mentions if m.end - m.start > 1 for i in range(m.start, m.end)
+        }
+        measure, m_m = self._measure()
+        sup = C.superlative(self.tokens, self.named)
+        extreme = self._extreme_of_entity(measure)
+        if extreme is not None:  # "the book with the maximum price": rank books, not aggregate
+            return self._ranking(measure.col, m_m, extreme)
+        limit = self.scan.limit
+        ordered = C.order_cue(self.tokens) is not None and limit[0] is None
+        if not ordered and (
+            limit[0] is not None or (sup is not None and self._ranks_entities(sup, m_m))
+        ):
+            if (
+                measure is not None
+                and measure.func == "count"
+                and sup is not None
+                and m_m is not None
+                and sup[1] > m_m.end
+            ):
+                # "the number of loans in the branch with the most copies": a count
+                # over the rows of one ranked entity needs a nested query
+                raise Unclear(
+                    f"counting rows of the entity picked by '{self.tokens[sup[1]].text} …' "
+                    "(a nested query) is not supported"
+                )
+            if self.quantity and m_m is not None:
+                # "how many pages does the book with the lowest price have": the value
+                # of the ranked row, not a sum
+                self.used.discard(m_m.start)
+                self.quantity, measure, m_m = False, None, None
+            return self._ranking(measure, m_m, sup)
+        if measure is None and sup is not None:
+            measure, m_m = self._extreme(sup)
+        if measure is not None:
+            return self._aggregate(measure)
+        return self._listing()
+
+    # --- shapes ---------------------------------------------------------------------------
+    def _aggregate(self, measure: Agg) -> Query:
+        q = Query(root=measure.table, shape="count" if measure.func == "count" else "aggregate")
+        self.res.add_context(q.root)
+        having = self.conditions(q)
+        order = self.order_request()
+        keys, outputs = self.groups(q)
+        explicit = bool(keys)
+        keys, outputs = self._implicit_groups(keys, outputs, measure)
+        if keys and not explicit and not having and self._argmax(q, measure, outputs):
+            return q
+        if self.quantity and q.where and not keys and not having:
+            q.shape, q.select = "listing", [(measure.col, None)]  # the value of the filtered rows
+            return q
+        q.group = keys
+        q.select = (
+            [(o, None) for o in outputs] + [(measure, None)] + [(a, None) for a in self.extra]
+        )
+        if having and not keys:
+            self.having_subquery(q, measure, having)
+        elif having:
+            q.having = [self.having_cond(cue, table) for cue, table in having]
+        q.order = self.finish_order(q, order) or [(k, "asc") for k in outputs]
+        return q
+
+    def _argmax(self, q: Query, measure: Agg, outputs: list) -> bool:
+        """ "the maximum price and the title": the row with the extreme value, not groups."""
+        if measure.func not in ("min", "max") or measure.col is None or self.extra:
+            return False
+        q.shape = "ranking"
+        q.select = [(o, None) for o in outputs] + [(measure.col, None)]
+        q.order = [(measure.col, "desc" if measure.func == "max" else "asc")]
+        q.limit = 1
+        self.notes.append(f"'{measure.func}' beside {len(outputs)} column(s): the row with it")
+        return True
+
+    def _implicit_groups(self, keys: list, outputs: list, measure: Agg) -> tuple[list, list]:
+        """A column asked for beside an aggregate ("names and the total fee") groups it."""
+        measured = {a.col for a in self.extra} | {measure.col}
+        defaults, asked = list(outputs), []
+        for m in self.mentions:
+            if m.start in self.used or self.res.table(m) or not m.columns():
+                continue
+            if not self._coordinated(m):
+                raise Unclear(f"could not tell what '{m.text}' does in the question")
+            col = self.res.column(m)
+            self.used.add(m.start)
+            if col is None or col in measured:
+                continue
+            asked.append(col)
+            if col in keys and col not in outputs:
+                outputs = outputs + [col]  # a key of the group, asked to be shown too
+            elif col not in keys:
+                keys, outputs = keys + [col], outputs + [col]
+                self.notes.append(f"grouped by {col.ref}: it is asked for beside an aggregate")
+        # "List author full name, id and the number": the asked columns replace the default label
+        own = {c.table for c in defaults if isinstance(c, Col)}
+        if any(isinstance(c, Col) and c.table in own for c in asked):
+            outputs = [o for o in outputs if o not in defaults or o in asked]
+        return keys, outputs
+
+    def _coordinated(self, m: Mention) -> bool:
+        """Whether a mention is one of the things asked for: listed with "and" / a comma, or
+        right after a request verb ("list the names and the number of …")."""
+        before = [t for t in self.tokens[: m.start] if t.low not in _DETERMINERS]
+        after = self.tokens[m.end] if m.end < len(self.tokens) else None
+        if before and (before[-1].low in _COORDINATORS or before[-1].kind == "punct"):
+            return True
+        return after is not None and (after.low == "and" or after.kind == "punct")

@@ -1,0 +1,127 @@
+"""Numeric conditions: "more than 300 pages", "taller than 180", "older than the average age".
+
+A comparison applies to the numeric column named inside it ("above age 20") or right before it
+("price under 10"); when a table follows the number instead ("more than 10 loans") it is a HAVING
+on a count of that table (a foreign key named there counts the rows it references). A
+comparative or unit naming its measure ("older", "30 years old") finds that column in the table
+the words are about (the nearest table or value named before them). A comparison with "the
+average / minimum / maximum" compares with that aggregate of the same column (a sub-query).
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.linking.linker import Mention, ValueMatch
+from nl2sql.reasoning.offline.shapes.conditions import adjacent_after, adjacent_before
+from nl2sql.reasoning.offline.shapes.resolve import Resolver
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Query, Unclear
+from nl2sql.reasoning.offline.words.numeric import NumCue
+from nl2sql.reasoning.offline.words.text import Token
+
+
+def numeric_conditions(
+    cues: list[NumCue],
+    mentions: list[Mention],
+    res: Resolver,
+    tokens: list[Token],
+    used: set[int],
+    values: list[ValueMatch] | None = None,
+) -> tuple[list[Cond], list[tuple[NumCue, str]]]:
+    """WHERE conditions on numeric columns, and (cue, counted table) pairs for HAVING."""
+    conds: list[Cond] = []
+    having: list[tuple[NumCue, str]] = []
+    for cue in cues:
+        focus = focus_table(cue.start, mentions, values or [], res)
+        if cue.nested:
+            conds.append(_nested_cond(cue, mentions, res, tokens, used, focus))
+            continue
+        col, m = _cue_column(cue, mentions, res, tokens, used, focus)
+        if col is not None:
+            used.add(m.start)
+            conds.append(_num_cond(col, cue))
+            continue
+        after = adjacent_after(mentions, tokens, cue.end, used)
+        # "older than 40": a comparative that names its measure never counts the table after it
+        table = res.table(after) if after and not cue.measure else None
+        if table is not None:
+            used.add(after.start)
+            having.append((cue, table))
+            continue
+        col = res.column(after, ("number",), focus) if after else None
+        counted = _counted_entity(res, col) if col is not None else None
+        if counted is not None:  # "at least 3 manufacturers" names a key: count its entity
+            used.add(after.start)
+            having.append((cue, counted))
+            continue
+        if col is not None:
+            used.add(after.start)
+        elif cue.measure:  # "older than 20": the comparative names the measure
+            col = res.measure_column(cue.measure, [focus] if focus else [])
+        if col is None:
+            raise Unclear(f"could not tell which column '{cue.text}' applies to")
+        conds.append(_num_cond(col, cue))
+    return conds, having
+
+
+def _cue_column(cue: NumCue, mentions, res: Resolver, tokens, used, focus):
+    """The numeric column named inside the cue ("above age 20") or right before it."""
+    inside = [
+        m
+        for m in mentions
+        if cue.gap and cue.gap[0] <= m.start < cue.gap[1] and m.start not in used
+    ]
+    if inside:
+        col = res.column(inside[0], ("number",), focus)
+        if col is not None:
+            return col, inside[0]
+    before = adjacent_before(mentions, tokens, cue.start, used)
+    # "players who are taller than 200": a table named before the cue is not its column
+    col = res.column(before, ("number",), focus) if before and not res.table(before) else None
+    return (col, before) if col is not None else (None, None)
+
+
+def _counted_entity(res: Resolver, col: Col) -> str | None:
+    """The table a key column stands for: the one a foreign key references, or its own."""
+    if col.column not in res.idx.keys.get(col.table, set()):
+        return None
+    for e in res.idx.edges:
+        if e.src == col.table and e.src_cols == (col.column,):
+            return e.dst
+    return col.table
+
+
+def _nested_cond(cue: NumCue, mentions, res: Resolver, tokens, used, focus) -> Cond:
+    """ "older than the average": col <op> (SELECT AVG(col) FROM its table)."""
+    col, m = _cue_column(cue, mentions, res, tokens, used, focus)
+    after = adjacent_after(mentions, tokens, cue.end, used, within=1)
+    named_after = res.column(after, ("number",), focus) if after and not res.table(after) else None
+    if col is None and named_after is None and cue.measure:
+        col = res.measure_column(cue.measure, [focus] if focus else [])
+    col = col or named_after
+    if col is None:
+        raise Unclear(f"could not tell which column '{cue.text}' applies to")
+    if m is not None:
+        used.add(m.start)
+    if named_after is not None:
+        if named_after != col:
+            raise Unclear(f"'{cue.text} {after.text}' compares two different columns")
+        used.add(after.start)
+    sub = Query(root=col.table, select=[(Agg(cue.nested, col.table, col), None)])
+    return Cond(col, cue.op, [sub], text=cue.text, pos=cue.start)
+
+
+def focus_table(i: int, mentions: list[Mention], values: list[ValueMatch], res: Resolver):
+    """The table the words before token i are about: the nearest table named or value matched."""
+    items = [(m.end, res.table(m)) for m in mentions if m.end <= i and res.table(m)]
+    items += [(v.end, v.options[0][0]) for v in values if v.end <= i and v.options]
+    items += [
+        (m.end, m.candidates[0].table)
+        for m in mentions
+        if m.end <= i and len({e.table for e in m.candidates}) == 1
+    ]
+    return max(items, key=lambda x: x[0])[1] if items else None
+
+
+def _num_cond(target, cue: NumCue) -> Cond:
+    if cue.op == "between":
+        return Cond(target, "between", [cue.value, cue.high], text=cue.text, pos=cue.start)
+    return Cond(target, cue.op, [cue.value], text=cue.text, pos=cue.start)

@@ -1,0 +1,57 @@
+"""Ordering: an explicit ORDER BY cue ("sorted by price", "in descending order of age") or a
+scale ("from the oldest to the youngest", which orders by the measure the adjective names).
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.shapes.roles import Roles
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Unclear
+from nl2sql.reasoning.offline.words import cues as C
+
+
+class Ordering(Roles):
+    """ORDER BY items of a question; the shapes call `order_request` then `finish_order`."""
+
+    def order_request(self) -> tuple[Col | None, str | None] | None:
+        """The ORDER BY cue and the column named after it; resolve it before projections."""
+        oc = C.order_cue(self.tokens)
+        if oc is None:
+            return self._scale_order()
+        start, end, direction = oc
+        m = self.next_mention(end, within=3)
+        col = self.res.column(m) if m is not None else None
+        if col is not None:
+            self.used.add(m.start)
+        elif self.tokens[end - 1].low == "by" and self._unknown_between(
+            end, min(end + 3, len(self.tokens))
+        ):
+            raise Unclear(
+                f"could not tell what to order by: {self._unknown_between(end, len(self.tokens))}"
+            )
+        if direction is None:  # "ordered by age from the oldest to the youngest"
+            sup = C.superlative(self.tokens[end:], set())
+            direction = sup[0] if sup else None
+        return col, direction
+
+    def _scale_order(self) -> tuple[Col | None, str] | None:
+        """ "from the oldest to the youngest" alone: order by the measure the adjective names."""
+        found = C.scale_order(self.tokens)
+        if found is None or found[2] is None:
+            return None
+        col = self.res.measure_column(found[2], [])
+        if col is None:
+            raise Unclear("could not tell which column orders 'from … to …'")
+        return col, found[1]
+
+    def finish_order(self, q: Query, request, default: list | None = None) -> list:
+        """ORDER BY items: the named column, else the aggregate, else the first shown column."""
+        if request is None:
+            return []
+        col, direction = request
+        if col is not None:
+            return [(col, direction or "asc")]
+        aggregates = [t for t, _ in q.select if isinstance(t, Agg)]
+        first = aggregates[:1] or [t for t, _ in q.select][:1] or (default or [])[:1]
+        if not first:
+            raise Unclear("could not tell what to order by")
+        return [(first[0], direction or "asc")]

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from nl2sql.reasoning.offline.words.dates import find_dates, relative_date_words
+from nl2sql.reasoning.offline.words.text import canon, split_identifier, stem, tokenize
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("categories", "category"),
+        ("loans", "loan"),
+        ("priced", "price"),
+        ("statuses", "status"),
+        ("cancelled", "canceled"),
+        ("cities", "city"),
+        ("addresses", "address"),
+        ("opened", "open"),
+    ],
+)
+def test_word_forms_of_one_word_stem_alike(a, b):
+    assert stem(a) == stem(b)
+
+
+def test_synonyms_share_a_canonical_form():
+    assert canon("clients") == canon("customer")
+    assert canon("vendors") == canon("supplier")
+    assert canon("price") != canon("customer")
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("list_price", ["list", "price"]),
+        ("ListPrice", ["list", "price"]),
+        ("memberID", ["member", "id"]),
+        ("qty_sold", ["quantity", "sold"]),
+        ("loan-date 2", ["loan", "date", "2"]),
+    ],
+)
+def test_identifiers_split_into_words(name, words):
+    assert split_identifier(name) == words
+
+
+def test_tokenize_keeps_quoted_literals_dates_and_numbers():
+    tokens = tokenize("members' loans in 'New Town' between 2024-03-01 and 1,200.50 >= 3")
+    kinds = [(t.kind, t.text) for t in tokens]
+    assert ("quoted", "New Town") in kinds
+    assert ("date", "2024-03-01") in kinds
+    assert ("op", ">=") in kinds
+    number = next(t for t in tokens if t.text == "1,200.50")
+    assert number.number == 1200.5
+    assert tokenize("top five books")[1].number == 5
+
+
+@pytest.mark.parametrize(
+    "text, start, end",
+    [
+        ("loans in 2024", date(2024, 1, 1), date(2025, 1, 1)),
+        ("loans in March 2024", date(2024, 3, 1), date(2024, 4, 1)),
+        ("between 2024-03-01 and 2024-05-31", date(2024, 3, 1), date(2024, 6, 1)),
+        ("before 2024", None, date(2024, 1, 1)),
+        ("after June 2023", date(2023, 7, 1), None),
+        ("in Q1 2024", date(2024, 1, 1), date(2024, 4, 1)),
+        ("in the fourth quarter of 2023", date(2023, 10, 1), date(2024, 1, 1)),
+        ("from 2020 to 2022", date(2020, 1, 1), date(2023, 1, 1)),
+        ("since March 5, 2024", date(2024, 3, 5), None),
+        ("prior to 2020", None, date(2020, 1, 1)),
+        ("on 2024-01-05", date(2024, 1, 5), date(2024, 1, 6)),
+    ],
+)
+def test_date_expressions_become_half_open_day_ranges(text, start, end):
+    (cond,) = find_dates(tokenize(text))
+    assert (cond.start, cond.end) == (start, end)
+
+
+def test_month_without_year_is_a_part_of_the_year_and_numbers_are_not_years():
+    (cond,) = find_dates(tokenize("loans in March"))
+    assert (cond.part, cond.part_value) == ("month", 3)
+    assert find_dates(tokenize("books with more than 2024 pages")) == []
+    assert find_dates(tokenize("I may go")) == []
+
+
+def test_relative_dates_are_reported():
+    assert relative_date_words(tokenize("loans made last month")) == ["last month"]
+    assert relative_date_words(tokenize("What is the weather today?")) == ["today"]
+    assert relative_date_words(tokenize("loans in 2024")) == []
