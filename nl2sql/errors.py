@@ -43,6 +43,7 @@ class ErrorCode(StrEnum):
     # generation and execution
     SQL_GEN_FAILED = "SQL_GEN_FAILED"
     SQL_GUARD_REFUSED = "SQL_GUARD_REFUSED"
+    VERIFIED_SQL_UNREADABLE = "VERIFIED_SQL_UNREADABLE"  # a curated answer's SQL sqlglot cannot parse
     MISSING_SQL = "MISSING_SQL"
     EXECUTION_FAILED = "EXECUTION_FAILED"
     DB_EXECUTION_ERROR = "DB_EXECUTION_ERROR"
