@@ -153,6 +153,14 @@ class PipelineExecutionError(NL2SQLError):
         self.error = error
 
 
+class SQLGenError(NL2SQLError):
+    """A plan that cannot be rendered as SQL, or an unknown dialect name."""
+
+    def __init__(self, message: str, *, dialect: str | None = None):
+        super().__init__(message)
+        self.dialect = dialect
+
+
 def safe_one_line(text: object, limit: int = 240) -> str:
     """First line of `text`, trimmed: for messages shown to users."""
     line = str(text).strip().splitlines()[0] if str(text).strip() else ""

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from nl2sql.errors import SQLGenError
 from nl2sql.plan import Expr, Literal_, PlanModel, Star
 from nl2sql.schema.models import Column, Table
-from nl2sql.sqlgen.dialects import DATE_LITERAL, SQLGenError
+from nl2sql.sqlgen.dialects import DATE_LITERAL
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?P<time>[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
 _TEMPORAL = (exp.DataType.Type.DATE, exp.DataType.Type.DATETIME, exp.DataType.Type.TIMESTAMP)

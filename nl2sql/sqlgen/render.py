@@ -25,7 +25,8 @@ from pydantic import BaseModel
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, UnsupportedError
 
-from nl2sql.errors import safe_one_line
+from nl2sql.dialects import sqlglot_dialect
+from nl2sql.errors import SQLGenError, safe_one_line
 from nl2sql.plan import (
     Aggregate,
     Arithmetic,
@@ -40,7 +41,7 @@ from nl2sql.plan import (
     TableRef,
 )
 from nl2sql.schema.models import SchemaSnapshot, Table
-from nl2sql.sqlgen.dialects import SQLGenError, adapt, sqlglot_dialect
+from nl2sql.sqlgen.dialects import adapt
 from nl2sql.sqlgen.expressions import ExpressionBuilder, Scope, ident
 
 _SET_OPS = {"union": exp.Union, "intersect": exp.Intersect, "except": exp.Except}
