@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from nl2sql.errors import safe_one_line
 from nl2sql.eval.metric import order_matters, results_match
 from nl2sql.eval.spider import BenchQuestion, database_path, run_gold
 
@@ -93,7 +94,7 @@ class Worker:
         except Exception as exc:  # a harness or gold failure is this question's outcome only
             record.status = "harness_error"
             record.error_code = type(exc).__name__
-            record.error_message = str(exc).splitlines()[0][:300] if str(exc) else ""
+            record.error_message = safe_one_line(exc, 300)
         record.seconds = round(time.perf_counter() - started, 3)
         return record
 

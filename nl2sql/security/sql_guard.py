@@ -26,6 +26,7 @@ from sqlglot.errors import ErrorLevel, ParseError
 from sqlglot.tokens import Token, TokenType
 
 from nl2sql.dialects import dialect_name
+from nl2sql.errors import safe_one_line
 from nl2sql.security.sql_guard_lexical import (
     nested_comment_refusal,
     raw_text_refusal,
@@ -166,7 +167,7 @@ def _classify_unparsed(tokens: list[Token], dialect: str, error: Exception) -> G
 
 
 def _unparseable(dialect: str, error: Exception) -> GuardResult:
-    reason = str(error).splitlines()[0] if str(error).strip() else type(error).__name__
+    reason = safe_one_line(error, None) or type(error).__name__
     return refuse(
         GuardCode.PARSE_ERROR,
         f"The SQL could not be parsed as {dialect} by the guard ({shown(reason, 80)}); it is "
