@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from nl2sql.errors import safe_one_line
 from nl2sql.eval.metric import order_matters, results_match
 from nl2sql.eval.spider import BenchQuestion, database_path, run_gold
+from nl2sql.names import AST_PLANNER
 
 ROW_CAP = 100_000  # far above any gold result: a capped prediction would be scored as wrong
 
@@ -108,7 +109,7 @@ class Worker:
 def _fill(record: QuestionRecord, result: Any, gold: list[tuple], gold_sql: str) -> None:
     record.status = result.status
     record.predicted = result.sql
-    planner = [r for r in result.reasoning if r.get("node") == "ast_planner"]
+    planner = [r for r in result.reasoning if r.get("node") == AST_PLANNER]
     if planner:
         record.reasoning = str(planner[-1].get("content", ""))[:500]
         record.confidence = planner[-1].get("confidence")

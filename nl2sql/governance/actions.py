@@ -21,6 +21,7 @@ from nl2sql.governance.approvals import (
     pinned_from_approvals,
 )
 from nl2sql.governance.curated import CuratedAnswer
+from nl2sql.names import APPROVAL
 
 if TYPE_CHECKING:
     from nl2sql.result import QueryResult
@@ -134,7 +135,7 @@ def _who(result: QueryResult) -> str | None:
 
 def _refusal(request: ApprovalRequest, by: str | None, note: str | None):
     message = "execution was rejected" + (f" by {by}" if by else "") + (f": {note}" if note else "")
-    return error("approval", ErrorCode.SECURITY_VIOLATION, message, severity=ErrorSeverity.CRITICAL,
+    return error(APPROVAL, ErrorCode.SECURITY_VIOLATION, message, severity=ErrorSeverity.CRITICAL,
                  sub_query_id=request.sub_query_id, request_id=request.id)
 
 

@@ -18,8 +18,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import NL2SQLError
-from nl2sql.pipeline.graph_utils import ScanPayload, wrap_subgraph
-from nl2sql.pipeline.names import (
+from nl2sql.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
     CURATED_MATCHER,
@@ -29,6 +28,7 @@ from nl2sql.pipeline.names import (
     PINNED_ENTRY,
     SQL_AGENT,
 )
+from nl2sql.pipeline.graph_utils import ScanPayload, wrap_subgraph
 from nl2sql.pipeline.nodes.aggregator.node import EngineAggregatorNode
 from nl2sql.pipeline.nodes.answer_synthesizer.node import AnswerSynthesizerNode
 from nl2sql.pipeline.nodes.curated_matcher.node import CuratedMatcherNode

@@ -8,8 +8,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.pipeline.graph_utils import build_scan_payload, subgraph_id_for
-from nl2sql.pipeline.names import (
+from nl2sql.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
     DATASOURCE_RESOLVER,
@@ -17,6 +16,7 @@ from nl2sql.pipeline.names import (
     LAYER_ROUTER,
     PINNED_ENTRY,
 )
+from nl2sql.pipeline.graph_utils import build_scan_payload, subgraph_id_for
 from nl2sql.pipeline.state import GraphState
 from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
 

@@ -12,10 +12,11 @@ import difflib
 from collections.abc import Callable, Iterator
 
 from nl2sql.errors import ErrorCode, PipelineError, error
+from nl2sql.names import EXECUTOR
 from nl2sql.plan import Aggregate, ColumnRef, Comparison, InList, Literal_, PlanModel, walk
 from nl2sql.schema.models import SchemaSnapshot
 
-NODE = "executor"
+NODE = EXECUTOR
 VALUE_NOT_FOUND = ErrorCode.VALUE_NOT_FOUND.value
 JOIN_FAN_OUT = ErrorCode.JOIN_FAN_OUT.value
 _PROBE_LIMIT = 50

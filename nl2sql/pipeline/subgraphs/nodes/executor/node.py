@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, error
 from nl2sql.execution.guarded import run_guarded
-from nl2sql.pipeline.names import EXECUTOR
+from nl2sql.names import EXECUTOR
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.nodes.executor.checks import (
