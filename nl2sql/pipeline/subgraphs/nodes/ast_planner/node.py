@@ -32,7 +32,7 @@ class ASTPlannerNode:
             dialect=adapter.dialect,
             feedback=state.refiner_response.latest_error if state.refiner_response else None,
             hints=state.refiner_response.hints if state.refiner_response else {},
-            values=getattr(adapter, "lookup_values", None),
+            values=adapter.lookup_values,
         )
         attempt = state.retry_count
         try:

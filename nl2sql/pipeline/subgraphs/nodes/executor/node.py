@@ -64,7 +64,7 @@ class ExecutorNode:
         plan = state.ast_planner_response.plan
         done = set(state.post_checks_done)
         if empty and "VALUE_NOT_FOUND" not in done:
-            finding = value_not_found(plan, snapshot, getattr(adapter, "lookup_values", None), **tag)
+            finding = value_not_found(plan, snapshot, adapter.lookup_values, **tag)
             if finding is not None:
                 return finding
         if "JOIN_FAN_OUT" not in done:
