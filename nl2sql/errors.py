@@ -43,6 +43,7 @@ class ErrorCode(StrEnum):
     # generation and execution
     SQL_GEN_FAILED = "SQL_GEN_FAILED"
     SQL_GUARD_REFUSED = "SQL_GUARD_REFUSED"
+    VERIFIED_SQL_UNREADABLE = "VERIFIED_SQL_UNREADABLE"  # a curated answer's SQL sqlglot cannot parse
     MISSING_SQL = "MISSING_SQL"
     EXECUTION_FAILED = "EXECUTION_FAILED"
     DB_EXECUTION_ERROR = "DB_EXECUTION_ERROR"
@@ -152,10 +153,30 @@ class PipelineExecutionError(NL2SQLError):
         self.error = error
 
 
-def safe_one_line(text: object, limit: int = 240) -> str:
-    """First line of `text`, trimmed: for messages shown to users."""
-    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+class SQLGenError(NL2SQLError):
+    """A plan that cannot be rendered as SQL, or an unknown dialect name."""
+
+    def __init__(self, message: str, *, dialect: str | None = None):
+        super().__init__(message)
+        self.dialect = dialect
+
+
+def safe_one_line(text: object, limit: int | None = 240, *, whole: bool = False) -> str:
+    """`text` as one trimmed line, clipped at `limit` characters (None: never) with "…".
+
+    The one place text is made to fit on a line. By default only the first line is kept: in an
+    error message the rest is a trace or the SQL, which a user should not see. `whole=True`
+    joins every line (whitespace squeezed) instead, for descriptions shown to a model, where the
+    rest still says something.
+
+    >>> safe_one_line("no such column: x\\nSELECT x FROM t"), safe_one_line("Sales  by\\nregion", whole=True)
+    ('no such column: x', 'Sales by region')
+    >>> safe_one_line("abcdef", 4)
+    'abc…'
+    """
+    raw = str(text).strip()
+    line = " ".join(raw.split()) if whole else (raw.splitlines()[0] if raw else "")
+    return line if limit is None or len(line) <= limit else line[: limit - 1] + "…"
 
 
 def error(

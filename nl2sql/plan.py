@@ -4,13 +4,20 @@ A plan never contains SQL text. Every node is a pydantic model with a `kind` dis
 `extra="forbid"`, so a malformed plan from a model fails validation and is asked for again.
 Column references name a table alias declared in `PlanModel.tables`; the generator quotes every
 identifier when it renders.
+
+Below the models: the walkers every reader of a plan uses, and `PlanScope`, where names resolve.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from nl2sql.schema.models import SchemaSnapshot, Table
 
 _FORBID = ConfigDict(extra="forbid")
 
@@ -244,15 +251,128 @@ for _model in (
     _model.model_rebuild()
 
 
-def walk(node: object):
+# -- walking a plan ---------------------------------------------------------------------------
+# One family of walkers for every part that reads plans (validation, sqlgen, the offline planner,
+# post-execution checks, aggregation): "into nested plans or not" is the only choice, so it is
+# spelled once here instead of once per reader.
+
+#: The clauses of one plan that hold expressions, in the order rules report them.
+CLAUSES = ("select", "joins", "where", "group_by", "having", "order_by")
+
+
+def children(node: object) -> list:
+    """The direct children of a plan node (its fields' values, lists flattened)."""
+    if isinstance(node, list):
+        return node
+    out: list = []
+    for name in getattr(type(node), "model_fields", {}):
+        value = getattr(node, name)
+        out += value if isinstance(value, list) else [value]
+    return out
+
+
+def walk(node: object) -> Iterator[BaseModel]:
     """Yield every pydantic node under `node` (expressions and nested plans), depth first."""
     if isinstance(node, BaseModel):
         yield node
-        for name in type(node).model_fields:
-            yield from walk(getattr(node, name))
-    elif isinstance(node, list):
-        for item in node:
-            yield from walk(item)
+    if isinstance(node, BaseModel | list):
+        for child in children(node):
+            yield from walk(child)
+
+
+def walk_expression(node: object) -> Iterator[Expr]:
+    """Every expression node under `node` (itself first), not entering nested plans."""
+    if isinstance(node, PlanModel):
+        return
+    if isinstance(node, BaseModel) and hasattr(node, "kind"):
+        yield node
+    if isinstance(node, BaseModel | list):
+        for child in children(node):
+            yield from walk_expression(child)
+
+
+def has_aggregate(node: object) -> bool:
+    """True when `node` contains an aggregate outside any nested plan."""
+    return any(isinstance(n, Aggregate) for n in walk_expression(node))
+
+
+def clause_roots(plan: PlanModel, clause: str) -> list[Expr]:
+    """The top expressions of one clause of `plan` (a join's ON, an ORDER BY item's expression)."""
+    value = getattr(plan, clause)
+    if clause == "select":
+        return [i.expr for i in value]
+    if clause == "joins":
+        return [j.on for j in value]
+    if clause == "order_by":
+        return [o.expr for o in value]
+    return value if isinstance(value, list) else [value] if value is not None else []
+
+
+def clause_expressions(plan: PlanModel) -> Iterator[tuple[str, Expr]]:
+    """(clause, node) for every expression node of `plan`, not entering nested plans."""
+    for clause in CLAUSES:
+        for root in clause_roots(plan, clause):
+            for node in walk_expression(root):
+                yield clause, node
+
+
+# -- where names resolve -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlanScope:
+    """One plan as its names resolve: its own table aliases, then its enclosing plans'.
+
+    A plan nests other plans in IN / EXISTS / scalar subqueries, which see the aliases of the
+    plans around them (correlation), and in set operations, whose right operand sees only what
+    the left operand's surroundings see. The validator and the SQL generator both resolve names
+    through this one type, so they never disagree on what a reference means.
+    """
+
+    plan: PlanModel
+    tables: dict[str, Table | None]  # declared alias -> snapshot table (None: not in the snapshot)
+    outer: PlanScope | None = field(default=None, repr=False)
+    path: str = "$"  # where the plan sits in the outermost one, e.g. $.where[0]
+
+    def declared(self, alias: str) -> tuple[str, Table | None] | None:
+        """The declared spelling and table of `alias`, in this plan or an enclosing one."""
+        level: PlanScope | None = self
+        while level is not None:
+            for name, table in level.tables.items():
+                if name.lower() == alias.lower():
+                    return name, table
+            level = level.outer
+        return None
+
+    def owners(self, column: str) -> list[tuple[str, Table]]:
+        """The tables of this level (not the outer ones) that have `column`."""
+        return [(a, t) for a, t in self.tables.items() if t is not None and t.column(column)]
+
+    def select_item(self, name: str) -> SelectItem | None:
+        """The select item aliased `name` (case-insensitive; the last one if repeated)."""
+        found = [i for i in self.plan.select if i.alias and i.alias.lower() == name.lower()]
+        return found[-1] if found else None
+
+    def select_alias(self, name: str) -> bool:
+        return self.select_item(name) is not None
+
+
+def plan_scopes(plan: PlanModel, snapshot: SchemaSnapshot) -> list[PlanScope]:
+    """Every plan inside `plan` (itself first) with the scope it is resolved in."""
+    scopes: list[PlanScope] = []
+    _collect(plan, "$", None, snapshot, scopes)
+    return scopes
+
+
+def _collect(plan: PlanModel, path: str, outer: PlanScope | None, snapshot: SchemaSnapshot,
+             out: list[PlanScope]) -> None:
+    tables = {ref.alias: snapshot.table(ref.name) for ref in plan.tables}
+    scope = PlanScope(plan=plan, tables=tables, outer=outer, path=path)
+    out.append(scope)
+    nested = [(c, n) for c, n in clause_expressions(plan) if isinstance(getattr(n, "query", None), PlanModel)]
+    for n, (clause, node) in enumerate(nested):
+        _collect(node.query, f"{path}.{clause}[{n}]", scope, snapshot, out)
+    if plan.set_operation is not None:
+        _collect(plan.set_operation.right, f"{path}.set_operation", outer, snapshot, out)
 
 
 def col(name: str, table: str | None = None) -> ColumnRef:

@@ -18,8 +18,9 @@ from nl2sql.aggregation.post_ops import apply_post_op
 from nl2sql.dag import DAGNode, ExecutionDAG
 from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse, PostCombineOp
 from nl2sql.errors import ErrorCode, PipelineError, RunWarning, safe_one_line
+from nl2sql.names import AGGREGATOR
 
-NODE = "aggregator"
+NODE = AGGREGATOR
 
 
 @dataclass

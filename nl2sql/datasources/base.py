@@ -67,4 +67,10 @@ class DatasourceAdapter(Protocol):
 
     def execute(self, sql: str, *, row_cap: int, timeout_s: float) -> ResultFrame: ...
 
+    def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
+        """Existing values of a column that equal or contain `needle` (case-insensitive), at most
+        `limit`. The planner and the empty-result check ask the database whether a value the
+        question names exists; a lookup that takes too long returns no values."""
+        ...
+
     def close(self) -> None: ...

@@ -61,7 +61,7 @@ def file_path(target: str) -> str:
 
 def is_server_url(target: str) -> bool:
     """A URL whose scheme names an engine sqlglot has a dialect for, other than the file ones."""
-    from nl2sql.sqlgen.dialects import DIALECTS
+    from nl2sql.dialects import DIALECTS
 
     scheme, sep, _ = target.partition("://")
     backend = scheme.lower().split("+")[0]

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 
-from nl2sql.errors import ConfigError
-from nl2sql.sqlgen.dialects import SQLGenError, sqlglot_dialect
+from nl2sql.dialects import sqlglot_dialect
+from nl2sql.errors import ConfigError, SQLGenError
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine

@@ -19,8 +19,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from nl2sql.errors import safe_one_line
 from nl2sql.eval.metric import order_matters, results_match
 from nl2sql.eval.spider import BenchQuestion, database_path, run_gold
+from nl2sql.names import AST_PLANNER
 
 ROW_CAP = 100_000  # far above any gold result: a capped prediction would be scored as wrong
 
@@ -95,7 +97,7 @@ class Worker:
         except Exception as exc:  # a harness or gold failure is this question's outcome only
             record.status = "harness_error"
             record.error_code = type(exc).__name__
-            record.error_message = str(exc).splitlines()[0][:300] if str(exc) else ""
+            record.error_message = safe_one_line(exc, 300)
         record.seconds = round(time.perf_counter() - started, 3)
         return record
 
@@ -118,7 +120,7 @@ class Worker:
 def _fill(record: QuestionRecord, result: Any, gold: list[tuple], gold_sql: str) -> None:
     record.status = result.status
     record.predicted = result.sql
-    planner = [r for r in result.reasoning if r.get("node") == "ast_planner"]
+    planner = [r for r in result.reasoning if r.get("node") == AST_PLANNER]
     if planner:
         record.reasoning = str(planner[-1].get("content", ""))[:500]
         record.confidence = planner[-1].get("confidence")

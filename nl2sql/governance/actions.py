@@ -24,14 +24,11 @@ from nl2sql.governance.approvals import (
     pinned_from_approvals,
 )
 from nl2sql.governance.curated import CuratedAnswer
+from nl2sql.names import APPROVAL
 from nl2sql.plan import PlanModel
 
 if TYPE_CHECKING:
     from nl2sql.context import NL2SQLContext
-
-#: The name decisions made on a result are reported under (not a node of the graph).
-APPROVAL = "approval"
-
 
 def chosen_requests(pending: Sequence[ApprovalRequest],
                     request_ids: str | Iterable[str] | None) -> list[ApprovalRequest]:

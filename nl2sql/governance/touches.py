@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import sqlglot.expressions as exp
 
+from nl2sql.dialects import dialect_name
 from nl2sql.schema.models import SchemaSnapshot
 
 
@@ -35,7 +36,7 @@ def sql_touches(sql: str, dialect: str, snapshot: SchemaSnapshot) -> Touches:
     from sqlglot.errors import SqlglotError
 
     try:
-        tree = parse_one(sql, dialect=_dialect(dialect))
+        tree = parse_one(sql, dialect=dialect_name(dialect))
     except SqlglotError as exc:
         raise ValueError(f"the SQL does not parse: {exc}") from None
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
@@ -54,7 +55,7 @@ def _resolved_columns(tree: exp.Expression, dialect: str, snapshot: SchemaSnapsh
     from sqlglot.optimizer.scope import traverse_scope
 
     schema = _schema(snapshot)
-    qualified = qualify(tree.copy(), schema=schema, dialect=_dialect(dialect), quote_identifiers=False)
+    qualified = qualify(tree.copy(), schema=schema, dialect=dialect_name(dialect), quote_identifiers=False)
     found: set[tuple[str, str]] = set()
     for scope in traverse_scope(qualified):
         for column in scope.columns:
@@ -84,7 +85,3 @@ def _column_name(snapshot: SchemaSnapshot, table: exp.Table, name: str) -> str:
     found = snapshot.table(_key(table, snapshot))
     col = found.column(name) if found is not None else None
     return col.name if col is not None else name
-
-
-def _dialect(name: str) -> str:
-    return {"postgresql": "postgres", "mariadb": "mysql", "sqlite3": "sqlite"}.get(name.lower(), name.lower())

@@ -8,18 +8,16 @@ same path template, keyed by the sub-query id.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.datasources.base import ResultError
-from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, crash, error
+from nl2sql.errors import ErrorCode, PipelineError
+from nl2sql.execution.guarded import run_guarded
 from nl2sql.execution.models import ArtifactRef
 from nl2sql.governance.curated import CuratedAnswer
 from nl2sql.governance.services import access_of
 from nl2sql.governance.touches import sql_touches
 from nl2sql.security.rbac import UserContext, raw_snapshot
-from nl2sql.security.sql_guard import check_sql
 
 
 @dataclass(frozen=True)
@@ -58,25 +56,13 @@ def run_verified(ctx: NL2SQLContext, *, sql: str, datasource_id: str, sub_query_
     """Guard and execute `sql`; the artifact, or the error that stopped it."""
     adapter = ctx.datasources[datasource_id]
     snapshot = ctx.schemas.get(datasource_id)  # as the user sees it
-    tag = {"sub_query_id": sub_query_id}
-    verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables])
-    if not verdict.allowed:
-        message = f"SQL guard refused the verified query ({verdict.code}): {verdict.message}"
-        return VerifiedRun(None, error(node, ErrorCode.SECURITY_VIOLATION, message,
-                                       severity=ErrorSeverity.CRITICAL, **tag))
-    row_cap = getattr(adapter, "row_cap", None) or ctx.settings.row_cap
-    timeout_s = min(getattr(adapter, "timeout_s", None) or ctx.settings.statement_timeout_s,
-                    ctx.settings.statement_timeout_s)
-    if ctx.deadline is not None:  # never outlive the run's own timeout
-        timeout_s = max(0.05, min(timeout_s, ctx.deadline - time.monotonic()))
-    try:
-        frame = adapter.execute(sql, row_cap=row_cap, timeout_s=timeout_s)
-    except ResultError as exc:
-        return VerifiedRun(None, error(node, ErrorCode.DB_EXECUTION_ERROR, exc.safe_message, kind=exc.kind, **tag))
-    except Exception as exc:  # noqa: BLE001 - reported as a value
-        return VerifiedRun(None, crash(node, ErrorCode.DB_EXECUTION_ERROR, exc, **tag))
+    ran = run_guarded(ctx, adapter, sql, allowed_tables=[t.key for t in snapshot.tables], node=node,
+                      unreadable=ErrorCode.VERIFIED_SQL_UNREADABLE, what="verified query",
+                      sub_query_id=sub_query_id)
+    if ran.frame is None:
+        return VerifiedRun(None, ran.error)
     artifact = ctx.artifacts.write(
-        frame.table, tenant_id=user.tenant_id if user else None, request_id=trace_id,
-        sub_query_id=sub_query_id, truncated=frame.truncated, subgraph_name=subgraph_name,
+        ran.frame.table, tenant_id=user.tenant_id if user else None, request_id=trace_id,
+        sub_query_id=sub_query_id, truncated=ran.frame.truncated, subgraph_name=subgraph_name,
     )
-    return VerifiedRun(artifact, None, frame.row_count)
+    return VerifiedRun(artifact, None, ran.frame.row_count)

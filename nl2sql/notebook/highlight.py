@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from html import escape
 
-_LEXERS = {"postgres": "postgresql", "postgresql": "postgresql", "mysql": "mysql", "mariadb": "mysql",
-           "mssql": "tsql", "tsql": "tsql"}
+from nl2sql.dialects import dialect_name
+
+#: sqlglot dialect name -> pygments lexer name (aliases are resolved by nl2sql.dialects first).
+_LEXERS = {"postgres": "postgresql", "mysql": "mysql", "tsql": "tsql"}
 _PRE = ("margin:0;padding:6px;background:#f7f7f7;white-space:pre-wrap;word-break:normal;"
         "overflow-wrap:anywhere;font-size:12px")
 _CLAUSES = frozenset({"FROM", "WHERE", "GROUP_BY", "HAVING", "ORDER_BY", "LIMIT", "OFFSET", "UNION",
@@ -26,7 +28,7 @@ def highlight_sql(sql: str, dialect: str | None = None) -> str:
         from pygments.lexers import get_lexer_by_name
     except ImportError:  # pygments comes with IPython; a bare install still shows the SQL
         return f'<pre style="{_PRE}">{escape(layout_sql(sql, dialect))}</pre>'
-    lexer = get_lexer_by_name(_LEXERS.get((dialect or "").lower(), "sql"))
+    lexer = get_lexer_by_name(_LEXERS.get(dialect_name(dialect or ""), "sql"))
     sql = layout_sql(sql, dialect)
     body = highlight(sql, lexer, HtmlFormatter(noclasses=True, nowrap=True, style="default"))
     return f'<pre style="{_PRE}">{body.rstrip()}</pre>'
@@ -56,7 +58,7 @@ def _clause_starts(sql: str, dialect: str | None) -> list[int]:
     """Offsets of top-level clause keywords (a JOIN's from its first modifier, e.g. INNER)."""
     import sqlglot
 
-    from nl2sql.sqlgen.dialects import sqlglot_dialect
+    from nl2sql.dialects import sqlglot_dialect
 
     try:
         tokens = sqlglot.tokenize(sql, read=sqlglot_dialect(dialect) if dialect else None)

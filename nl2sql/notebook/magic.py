@@ -18,6 +18,7 @@ from IPython.display import display
 from traitlets import Bool, Float, Int, Unicode, default
 from traitlets.config.configurable import Configurable
 
+from nl2sql.errors import safe_one_line
 from nl2sql.notebook import args, hints
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class NL2SQL(Magics, Configurable):
         except UsageError:
             raise
         except Exception as exc:  # an analyst sees one line they can act on, never a traceback
-            raise UsageError(_one_line(exc)) from None
+            raise UsageError(safe_one_line(exc, None) or type(exc).__name__) from None
 
     def _ask(self, call: args.Invocation) -> None:
         opts = call.options
@@ -202,12 +203,6 @@ def _check_model(spec: str) -> None:
     provider, _, name = spec.partition(":")
     if spec != OFFLINE and not (provider and name):
         raise UsageError(f"--model {spec!r}: a model is 'offline' or 'provider:model', e.g. openai:gpt-4.1-mini")
-
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    text = lines[0] if lines else ""
-    return text if text else type(exc).__name__
 
 
 _LINE_MAGIC = re.compile(r"^(\s*)%nl2sql(?=\s|$)(.*)$")

@@ -11,6 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nl2sql.names import (
+    APPROVAL_GATE,
+    AST_PLANNER,
+    EXECUTOR,
+    GENERATOR,
+    LOGICAL_VALIDATOR,
+    REFINER,
+    RETRY_HANDLER,
+    SCHEMA_RETRIEVER,
+)
+
 if TYPE_CHECKING:
     from nl2sql.errors import PipelineError, RunWarning
     from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
@@ -18,8 +29,7 @@ if TYPE_CHECKING:
 
 #: Nodes of the SQL agent subgraph: their reasoning is shown per sub-query, not in the main list.
 SUBGRAPH_NODES = frozenset({
-    "schema_retriever", "ast_planner", "logical_validator", "generator", "approval_gate",
-    "executor", "retry_handler", "refiner",
+    SCHEMA_RETRIEVER, AST_PLANNER, LOGICAL_VALIDATOR, GENERATOR, APPROVAL_GATE, EXECUTOR, RETRY_HANDLER, REFINER,
 })
 TAB_TITLES = ("Answer", "Plan", "SQL", "Sub-queries", "Reasoning", "Trace")
 

@@ -12,10 +12,12 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nl2sql.names import SQL_AGENT, TRACE_FILTER, TRACE_MERGE, TRACE_ROOT
+
 if TYPE_CHECKING:
     from nl2sql.pipeline.trace import StateTree, TraceNode
 
-_LABELS = {"__root__": "input", "__filter__": "sub-query input", "__merge__": "merge of branches"}
+_LABELS = {TRACE_ROOT: "input", TRACE_FILTER: "sub-query input", TRACE_MERGE: "merge of branches"}
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ def _walk(tree: StateTree, node_id: int, depth: int, rows: list[TraceRow]) -> No
     for child in children:
         # A chain reads as a list (same depth); branches and a subgraph's nodes indent; a merge
         # continues the chain after the branches it merges.
-        same_level = (len(children) == 1 and node.name != "__filter__") or tree.nodes[child].name == "__merge__"
+        same_level = (len(children) == 1 and node.name != TRACE_FILTER) or tree.nodes[child].name == TRACE_MERGE
         _walk(tree, child, depth if same_level else depth + 1, rows)
 
 
@@ -59,17 +61,17 @@ def _scan_order(tree: StateTree, node: TraceNode) -> list[str]:
 
 
 def _child_key(tree: StateTree, node: TraceNode, order: list[str]) -> tuple[int, int, str]:
-    if node.name == "__merge__":
+    if node.name == TRACE_MERGE:
         return (2, 0, "")
     sq = sub_query_of(tree, node)
     position = order.index(sq) if sq in order else len(order)
     # A branch's subgraph nodes before its main-graph result; ties by stable sub-query id.
-    return (0 if node.name == "__filter__" else 1, position, sq or node.name)
+    return (0 if node.name == TRACE_FILTER else 1, position, sq or node.name)
 
 
 def sub_query_of(tree: StateTree, node: TraceNode) -> str | None:
     """The sub-query a branch node belongs to (None on the main chain)."""
-    if node.name == "__filter__" and node.reset_state:
+    if node.name == TRACE_FILTER and node.reset_state:
         sq = node.reset_state.get("sub_query")
         return getattr(sq, "id", None) or (sq or {}).get("id")
     outputs = node.delta.get("subgraph_outputs") or {}
@@ -79,14 +81,14 @@ def sub_query_of(tree: StateTree, node: TraceNode) -> str | None:
             return getattr(sq, "id", None) or sq.get("id")
     if node.namespace:
         for candidate in tree.nodes:
-            if candidate.name == "__filter__" and candidate.namespace == node.namespace:
+            if candidate.name == TRACE_FILTER and candidate.namespace == node.namespace:
                 return sub_query_of(tree, candidate)
     return None
 
 
 def _label(tree: StateTree, node: TraceNode) -> str:
     label = _LABELS.get(node.name, node.name)
-    if node.name in ("__filter__", "sql_agent"):
+    if node.name in (TRACE_FILTER, SQL_AGENT):
         sq = sub_query_of(tree, node)
         if sq:
             label += f" · {sq}"

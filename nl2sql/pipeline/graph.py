@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import NL2SQLError
-from nl2sql.pipeline.names import (
+from nl2sql.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
     CURATED_MATCHER,

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.pipeline.names import (
+from nl2sql.names import (
     AGGREGATOR,
     ANSWER_SYNTHESIZER,
     DATASOURCE_RESOLVER,

@@ -26,8 +26,8 @@ from nl2sql.errors import (
 )
 from nl2sql.governance.gate import run_before
 from nl2sql.governance.services import for_user
+from nl2sql.names import RUNTIME, SQL_AGENT
 from nl2sql.pipeline.graph import RunCancelled
-from nl2sql.pipeline.names import SQL_AGENT
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.pipeline.trace import StateTree, TraceRecorder, reducers_of
@@ -120,7 +120,7 @@ def scan_routing_order(state: dict[str, Any], delta: dict[str, Any]) -> int:
 
 
 def _runtime_error(code: ErrorCode, message: str, **details: Any) -> PipelineError:
-    return PipelineError(node="runtime", message=message, severity=ErrorSeverity.ERROR,
+    return PipelineError(node=RUNTIME, message=message, severity=ErrorSeverity.ERROR,
                          error_code=code, details=details)
 
 
@@ -130,7 +130,7 @@ def _from_exception(exc: BaseException) -> PipelineError:
     if isinstance(exc, RunCancelled):
         return _runtime_error(ErrorCode.CANCELLED, safe_one_line(exc))
     return PipelineError(
-        node="runtime",
+        node=RUNTIME,
         message=f"unexpected {type(exc).__name__}: {safe_one_line(exc)}",
         severity=ErrorSeverity.CRITICAL,
         error_code=ErrorCode.UNKNOWN_ERROR,

@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from nl2sql.names import TRACE_FILTER, TRACE_MERGE, TRACE_ROOT
+
 
 def reducers_of(model: type[BaseModel]) -> dict[str, Any]:
     """Field name -> reducer callable, for fields declared `Annotated[T, reducer]`."""
@@ -58,7 +60,7 @@ class StateTree:
         self.nodes: list[TraceNode] = []
         self._reducers = {"": dict(main_reducers)}
         self._sub_reducers = dict(sub_reducers)
-        self.root = self._new("__root__", "", None, {}, reset=copy.deepcopy(dict(initial_state)))
+        self.root = self._new(TRACE_ROOT, "", None, {}, reset=copy.deepcopy(dict(initial_state)))
 
     def _new(self, name: str, namespace: str, parent: int | None, delta: Mapping[str, Any] | None,
              reset: dict[str, Any] | None = None) -> int:
@@ -74,7 +76,7 @@ class StateTree:
     def add_filter(self, namespace: str, filtered_state: Mapping[str, Any], parent: int) -> int:
         """A state filter: the subgraph's input becomes the new root of its branch."""
         self._reducers.setdefault(namespace, self._sub_reducers)
-        return self._new("__filter__", namespace, parent, {}, reset=copy.deepcopy(dict(filtered_state)))
+        return self._new(TRACE_FILTER, namespace, parent, {}, reset=copy.deepcopy(dict(filtered_state)))
 
     def add_merge(self, base: int, branches: list[int]) -> int:
         """A multi-input merge: the base state plus each branch's delta, in routing order."""
@@ -82,7 +84,7 @@ class StateTree:
         reducers = self._reducers[""]
         for branch in branches:
             state = merge_delta(state, self.nodes[branch].delta, reducers)
-        return self._new("__merge__", "", base, {}, reset=state)
+        return self._new(TRACE_MERGE, "", base, {}, reset=state)
 
     def state_at(self, node_id: int) -> dict[str, Any]:
         """The full state after `node_id` ran: deltas merged from the nearest root, deep-copied."""

@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from nl2sql.errors import ConfigError, NL2SQLError
+from nl2sql.names import ANSWER_SYNTHESIZER, ANSWERABILITY, AST_PLANNER, DECOMPOSER, REFINER
 from nl2sql.reasoning.llm.config import ModelConfig
 
 #: The nodes that make model decisions, in pipeline order.
-MODEL_NODES = ("answerability", "decomposer", "ast_planner", "refiner", "answer_synthesizer")
+MODEL_NODES = (ANSWERABILITY, DECOMPOSER, AST_PLANNER, REFINER, ANSWER_SYNTHESIZER)
 
 
 class MissingModelError(NL2SQLError):

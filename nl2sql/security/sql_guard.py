@@ -25,6 +25,8 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError
 from sqlglot.tokens import Token, TokenType
 
+from nl2sql.dialects import dialect_name
+from nl2sql.errors import safe_one_line
 from nl2sql.security.sql_guard_lexical import (
     nested_comment_refusal,
     raw_text_refusal,
@@ -36,7 +38,6 @@ from nl2sql.security.sql_guard_tree import first_write, inspect_query, write_lab
 
 __all__ = ["GuardCode", "GuardResult", "check_sql"]
 
-_DIALECT_ALIASES = {"postgresql": "postgres", "mariadb": "mysql", "sqlite3": "sqlite"}
 _QUERY_STARTS = frozenset({"SELECT", "WITH", "FROM", "TABLE"})
 _DML_WORDS = frozenset("INSERT UPDATE DELETE MERGE DROP CREATE ALTER TRUNCATE".split())
 _READ_STATEMENTS = frozenset({"EXPLAIN", "SHOW", "DESCRIBE", "DESC", "SUMMARIZE", "VALUES"})
@@ -65,7 +66,7 @@ def check_sql(
     Returns:
         GuardResult(allowed, code, message); code is "OK" or the reason for the refusal.
     """
-    name = _DIALECT_ALIASES.get(dialect.lower(), dialect.lower())
+    name = dialect_name(dialect)
     engine = Dialect.get_or_raise(name)  # an unknown dialect is a configuration error
     refused = raw_text_refusal(sql)
     if refused:
@@ -166,7 +167,7 @@ def _classify_unparsed(tokens: list[Token], dialect: str, error: Exception) -> G
 
 
 def _unparseable(dialect: str, error: Exception) -> GuardResult:
-    reason = str(error).splitlines()[0] if str(error).strip() else type(error).__name__
+    reason = safe_one_line(error, None) or type(error).__name__
     return refuse(
         GuardCode.PARSE_ERROR,
         f"The SQL could not be parsed as {dialect} by the guard ({shown(reason, 80)}); it is "

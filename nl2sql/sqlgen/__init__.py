@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nl2sql.sqlgen.dialects import SQLGenError, sqlglot_dialect
+from nl2sql.dialects import sqlglot_dialect
+from nl2sql.errors import SQLGenError
 from nl2sql.sqlgen.render import plan_to_expression, render_plan
 
 __all__ = ["SQLGenError", "plan_to_expression", "render_plan", "sqlglot_dialect"]

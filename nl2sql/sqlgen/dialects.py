@@ -1,4 +1,4 @@
-"""Dialect names, and the per-dialect rewrites that sqlglot's generators do not do by themselves.
+"""The per-dialect rewrites that sqlglot's generators do not do by themselves.
 
 `plan_to_expression` builds one dialect-neutral sqlglot tree; `adapt` rewrites a copy of it for
 one target before sqlglot generates the text. sqlglot already handles most differences (ILIKE
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from nl2sql.errors import NL2SQLError
+from nl2sql.errors import SQLGenError
 
 #: meta key that marks a CAST the builder added around an ISO date string literal.
 DATE_LITERAL = "nl2sql_date_literal"
@@ -23,62 +23,6 @@ _MYSQL_NO_LIMIT = "18446744073709551615"
 _WIDE_DECIMAL = "DECIMAL(38, 10)"
 
 _STRFTIME = {"YEAR": "%Y", "QUARTER": "%m", "MONTH": "%m", "DAY": "%d"}
-
-
-class SQLGenError(NL2SQLError):
-    """A plan that cannot be rendered as SQL, or an unknown dialect name."""
-
-    def __init__(self, message: str, *, dialect: str | None = None):
-        super().__init__(message)
-        self.dialect = dialect
-
-
-#: SQLAlchemy dialect names (and sqlglot's own names) -> sqlglot dialect names.
-DIALECTS: dict[str, str] = {
-    "duckdb": "duckdb",
-    "sqlite": "sqlite",
-    "postgresql": "postgres",
-    "postgres": "postgres",
-    "mysql": "mysql",
-    "mariadb": "mysql",
-    "mssql": "tsql",
-    "tsql": "tsql",
-    "bigquery": "bigquery",
-    "snowflake": "snowflake",
-    "redshift": "redshift",
-    "oracle": "oracle",
-    "trino": "trino",
-    "presto": "presto",
-    "awsathena": "athena",
-    "athena": "athena",
-    "databricks": "databricks",
-    "spark": "spark",
-    "hive": "hive",
-    "clickhouse": "clickhouse",
-    "teradata": "teradata",
-    "exasol": "exasol",
-    "doris": "doris",
-    "starrocks": "starrocks",
-    "singlestore": "singlestore",
-    "materialize": "materialize",
-    "risingwave": "risingwave",
-}
-
-
-def sqlglot_dialect(name: str) -> str:
-    """Map a SQLAlchemy or sqlglot dialect name (`postgresql+psycopg` too) to sqlglot's name.
-
-    >>> sqlglot_dialect("postgresql+psycopg"), sqlglot_dialect("mariadb"), sqlglot_dialect("mssql")
-    ('postgres', 'mysql', 'tsql')
-    """
-    key = (name or "").strip().lower().split("+", 1)[0]
-    try:
-        return DIALECTS[key]
-    except KeyError:
-        known = ", ".join(sorted(DIALECTS))
-        raise SQLGenError(
-            f"Unknown SQL dialect {name!r}; use one of: {known}.", dialect=name
-        ) from None
 
 
 def adapt(query: exp.Expression, dialect: str) -> exp.Expression:

@@ -1,4 +1,4 @@
-"""Plan expressions -> sqlglot expressions, with the table-alias scope they are resolved in.
+"""Plan expressions -> sqlglot expressions, resolved in a `nl2sql.plan.PlanScope`.
 
 The query-level assembly (FROM, joins, ORDER BY, set operations) is in `render.py`, which
 subclasses `ExpressionBuilder` and supplies `query()` for nested plans.
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 
 from sqlglot import exp
 
-from nl2sql.plan import Expr, Literal_, PlanModel, Star
+from nl2sql.errors import SQLGenError
+from nl2sql.plan import Expr, Literal_, PlanModel, PlanScope, Star
 from nl2sql.schema.models import Column, Table
-from nl2sql.sqlgen.dialects import DATE_LITERAL, SQLGenError
+from nl2sql.sqlgen.dialects import DATE_LITERAL
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?P<time>[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
 _TEMPORAL = (exp.DataType.Type.DATE, exp.DataType.Type.DATETIME, exp.DataType.Type.TIMESTAMP)
@@ -63,59 +63,32 @@ def _is_temporal(node: exp.Expression) -> bool:
     return isinstance(node, exp.Cast) and node.to.is_type(*_TEMPORAL)
 
 
-@dataclass
-class Scope:
-    """The table aliases one SELECT sees: its own, then its enclosing queries' (correlation)."""
-
-    tables: dict[str, Table | None]  # declared alias -> snapshot table (None when unknown)
-    aliases: dict[str, tuple[str, Expr]]  # lower-case select alias -> (declared, expression)
-    outer: Scope | None
-
-    def resolve(self, alias: str) -> tuple[str, Table | None] | None:
-        """The declared spelling and snapshot table of `alias`, searching outward."""
-        level: Scope | None = self
-        while level is not None:
-            for declared, table in level.tables.items():
-                if declared.lower() == alias.lower():
-                    return declared, table
-            level = level.outer
-        return None
-
-    def owners(self, column: str) -> list[tuple[str, Table]]:
-        """The tables of this level (not the outer ones) that have `column`."""
-        return [(a, t) for a, t in self.tables.items() if t is not None and t.column(column)]
-
-
 class ExpressionBuilder(ABC):
     """Turns plan expressions into sqlglot nodes; one `_x_<kind>` method per expression kind."""
 
     @abstractmethod
-    def query(self, plan: PlanModel, outer: Scope | None, top: bool) -> exp.Query:
+    def query(self, plan: PlanModel, outer: PlanScope | None, top: bool) -> exp.Query:
         """Build a nested plan whose column references may use the aliases of `outer`."""
 
-    def expr(self, node: Expr, scope: Scope, clause: str) -> exp.Expression:
+    def expr(self, node: Expr, scope: PlanScope, clause: str) -> exp.Expression:
         """Render one plan expression; `clause` decides where select aliases may be used."""
         return getattr(self, f"_x_{node.kind}")(node, scope, clause)
 
-    def _x_column(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_column(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         if node.table is not None:
-            found = scope.resolve(node.table)
+            found = scope.declared(node.table)
             if found is None:
                 raise SQLGenError(
                     f"Column {node.table}.{node.name} uses an undeclared table alias."
                 )
             return _qualified(found[0], found[1], node.name)
-        key = node.name.lower()
-        if (
-            clause in ("group", "having", "order")
-            and key in scope.aliases
-            and not scope.owners(node.name)
-        ):
+        item = scope.select_item(node.name) if clause in ("group", "having", "order") else None
+        if item is not None and not scope.owners(node.name):
             # PostgreSQL accepts a select alias only as a whole ORDER BY item: inline it elsewhere
-            return self.expr(scope.aliases[key][1], scope, "select")
+            return self.expr(item.expr, scope, "select")
         return _unqualified(node.name, scope)
 
-    def _x_literal(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_literal(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         value = node.value
         if value is None:
             return exp.Null()
@@ -127,10 +100,10 @@ class ExpressionBuilder(ABC):
             return exp.Literal.number(value)
         return exp.Literal.string(value)
 
-    def _x_star(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_star(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         raise SQLGenError("* can only be a whole select item or the argument of COUNT.")
 
-    def _x_aggregate(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_aggregate(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         if node.arg is None or isinstance(node.arg, Star):
             if node.func != "count" or node.distinct:
                 raise SQLGenError(f"{node.func.upper()} needs a column, not *.")
@@ -143,7 +116,7 @@ class ExpressionBuilder(ABC):
             result.type = arg.type.copy()  # SUM of a DOUBLE is a DOUBLE: no cast before `/`
         return result
 
-    def _x_function(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_function(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         args = [self.expr(a, scope, clause) for a in node.args]
         most = _ARITY[node.name]
         if not args or (most is not None and len(args) > most):
@@ -154,11 +127,11 @@ class ExpressionBuilder(ABC):
             return exp.Coalesce(this=args[0], expressions=args[1:])
         return _FUNCTIONS[node.name](this=args[0])
 
-    def _x_extract(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_extract(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         inner = self.expr(node.expr, scope, clause)
         return exp.Extract(this=exp.var(node.part.upper()), expression=inner)
 
-    def _x_arithmetic(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_arithmetic(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         left = _paren(self.expr(node.left, scope, clause))
         right = _paren(self.expr(node.right, scope, clause))
         if node.op == "/":
@@ -166,13 +139,13 @@ class ExpressionBuilder(ABC):
             return exp.Div(this=left, expression=right, typed=False, safe=False)
         return _ARITHMETIC[node.op](this=left, expression=right)
 
-    def _x_comparison(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_comparison(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         left = self.expr(node.left, scope, clause)
         right = self.expr(node.right, scope, clause)
         left, right = _date_literal(node.left, left, right), _date_literal(node.right, right, left)
         return _COMPARISONS[node.op](this=_paren(left), expression=_paren(right))
 
-    def _x_bool(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_bool(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         items = [self.expr(i, scope, clause) for i in node.items]
         items = [exp.Paren(this=i) if isinstance(i, exp.Connector) else i for i in items]
         result = items[0]
@@ -180,16 +153,16 @@ class ExpressionBuilder(ABC):
             result = (exp.And if node.op == "and" else exp.Or)(this=result, expression=item)
         return result
 
-    def _x_not(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_not(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         return exp.Not(this=_paren(self.expr(node.expr, scope, clause)))
 
-    def _x_is_null(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_is_null(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         inner = _paren(self.expr(node.expr, scope, clause))
         # `x IS NOT NULL` reads better than sqlglot's canonical `NOT x IS NULL`
         null = exp.Not(this=exp.Null()) if node.negated else exp.Null()
         return exp.Is(this=inner, expression=null)
 
-    def _x_in(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_in(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         if bool(node.values) == (node.query is not None):
             raise SQLGenError(
                 "IN needs either a list of values or a subquery, not both or neither."
@@ -205,20 +178,20 @@ class ExpressionBuilder(ABC):
         ]
         return _negate(exp.In(this=_paren(left), expressions=values), node.negated)
 
-    def _x_between(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_between(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         inner = self.expr(node.expr, scope, clause)
         low = _date_literal(node.low, self.expr(node.low, scope, clause), inner)
         high = _date_literal(node.high, self.expr(node.high, scope, clause), inner)
         between = exp.Between(this=_paren(inner), low=_paren(low), high=_paren(high))
         return _negate(between, node.negated)
 
-    def _x_like(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_like(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         # ILIKE where the engine has it; sqlglot writes LOWER(x) LIKE LOWER(p) elsewhere
         cls = exp.ILike if node.case_insensitive else exp.Like
         inner = _paren(self.expr(node.expr, scope, clause))
         return _negate(cls(this=inner, expression=exp.Literal.string(node.pattern)), node.negated)
 
-    def _x_case(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_case(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         ifs = [
             exp.If(
                 this=self.expr(w.condition, scope, clause), true=self.expr(w.value, scope, clause)
@@ -228,14 +201,14 @@ class ExpressionBuilder(ABC):
         default = self.expr(node.else_, scope, clause) if node.else_ is not None else None
         return exp.Case(ifs=ifs, default=default)
 
-    def _x_cast(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_cast(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         inner = self.expr(node.expr, scope, clause)
         return exp.Cast(this=inner, to=exp.DataType.build(_CAST_TYPES[node.to]))
 
-    def _x_exists(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_exists(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         return _negate(exp.Exists(this=self.query(node.query, scope, top=False)), node.negated)
 
-    def _x_subquery(self, node, scope: Scope, clause: str) -> exp.Expression:
+    def _x_subquery(self, node, scope: PlanScope, clause: str) -> exp.Expression:
         return exp.Subquery(this=self.query(node.query, scope, top=False))
 
 
@@ -253,9 +226,9 @@ def _qualified(alias: str, table: Table | None, name: str) -> exp.Column:
     return node
 
 
-def _unqualified(name: str, scope: Scope) -> exp.Column:
+def _unqualified(name: str, scope: PlanScope) -> exp.Column:
     """Qualify a column named without a table with the alias of the table that has it."""
-    level: Scope | None = scope
+    level: PlanScope | None = scope
     while level is not None:
         owners = level.owners(name)
         if len(owners) > 1:

@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pydantic import BaseModel
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, UnsupportedError
 
-from nl2sql.errors import safe_one_line
+from nl2sql.dialects import sqlglot_dialect
+from nl2sql.errors import SQLGenError, safe_one_line
 from nl2sql.plan import (
     Aggregate,
     Arithmetic,
@@ -36,12 +36,14 @@ from nl2sql.plan import (
     Function,
     Literal_,
     PlanModel,
+    PlanScope,
     Star,
     TableRef,
+    has_aggregate,
 )
 from nl2sql.schema.models import SchemaSnapshot, Table
-from nl2sql.sqlgen.dialects import SQLGenError, adapt, sqlglot_dialect
-from nl2sql.sqlgen.expressions import ExpressionBuilder, Scope, ident
+from nl2sql.sqlgen.dialects import adapt
+from nl2sql.sqlgen.expressions import ExpressionBuilder, ident
 
 _SET_OPS = {"union": exp.Union, "intersect": exp.Intersect, "except": exp.Except}
 _OP_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "div"}
@@ -76,7 +78,7 @@ class _QueryBuilder(ExpressionBuilder):
     def __init__(self, snapshot: SchemaSnapshot | None):
         self.snapshot = snapshot
 
-    def query(self, plan: PlanModel, outer: Scope | None, top: bool) -> exp.Query:
+    def query(self, plan: PlanModel, outer: PlanScope | None, top: bool) -> exp.Query:
         """Build `plan` (and its set operation) in the table scope `outer` encloses."""
         scope = self._scope(plan, outer)
         aliases = select_aliases(plan, derive=top)
@@ -93,16 +95,15 @@ class _QueryBuilder(ExpressionBuilder):
         self._order_limit(plan, compound, lambda node: _output_key(node, plan, aliases))
         return compound
 
-    def _scope(self, plan: PlanModel, outer: Scope | None) -> Scope:
+    def _scope(self, plan: PlanModel, outer: PlanScope | None) -> PlanScope:
         tables: dict[str, Table | None] = {}
         for ref in plan.tables:
             if ref.alias.lower() in {a.lower() for a in tables}:
                 raise SQLGenError(f"Table alias {ref.alias!r} is declared twice.")
             tables[ref.alias] = self.snapshot.table(ref.name) if self.snapshot else None
-        aliases = {i.alias.lower(): (i.alias, i.expr) for i in plan.select if i.alias}
-        return Scope(tables, aliases, outer)
+        return PlanScope(plan=plan, tables=tables, outer=outer)
 
-    def _select(self, plan: PlanModel, scope: Scope, aliases: list[str | None]) -> exp.Select:
+    def _select(self, plan: PlanModel, scope: PlanScope, aliases: list[str | None]) -> exp.Select:
         items = []
         for item, alias in zip(plan.select, aliases, strict=True):
             node = self._select_item(item.expr, scope)
@@ -120,17 +121,17 @@ class _QueryBuilder(ExpressionBuilder):
             select.set("distinct", exp.Distinct())
         return select
 
-    def _select_item(self, node: Expr, scope: Scope) -> exp.Expression:
+    def _select_item(self, node: Expr, scope: PlanScope) -> exp.Expression:
         if not isinstance(node, Star):
             return self.expr(node, scope, "select")
         if node.table is None:
             return exp.Star()
-        found = scope.resolve(node.table)
+        found = scope.declared(node.table)
         if found is None:
             raise SQLGenError(f"{node.table}.* uses an undeclared table alias.")
         return exp.Column(this=exp.Star(), table=ident(found[0]))
 
-    def _from(self, plan: PlanModel, scope: Scope, select: exp.Select) -> None:
+    def _from(self, plan: PlanModel, scope: PlanScope, select: exp.Select) -> None:
         declared = {t.alias.lower() for t in plan.tables[1:]}
         joins = {}
         for join in plan.joins:
@@ -176,13 +177,10 @@ class _QueryBuilder(ExpressionBuilder):
         if plan.offset is not None:
             query.set("offset", exp.Offset(expression=exp.Literal.number(plan.offset)))
 
-    def _order_key(self, node: Expr, scope: Scope) -> exp.Expression:
-        if (
-            isinstance(node, ColumnRef)
-            and node.table is None
-            and node.name.lower() in scope.aliases
-        ):
-            return exp.Column(this=ident(scope.aliases[node.name.lower()][0]))
+    def _order_key(self, node: Expr, scope: PlanScope) -> exp.Expression:
+        item = scope.select_item(node.name) if isinstance(node, ColumnRef) and node.table is None else None
+        if item is not None:
+            return exp.Column(this=ident(item.alias))
         return self.expr(node, scope, "order")
 
 
@@ -209,7 +207,7 @@ def select_aliases(plan: PlanModel, derive: bool) -> list[str | None]:
     taken |= {i.expr.name.lower() for i in plan.select if isinstance(i.expr, ColumnRef)}
     aliases: list[str | None] = []
     for item in plan.select:
-        if item.alias or not derive or not _has_aggregate(item.expr):
+        if item.alias or not derive or not has_aggregate(item.expr):
             aliases.append(item.alias)
             continue
         base = re.sub(r"[^0-9a-z]+", "_", _name_of(item.expr).lower()).strip("_")[:60] or "value"
@@ -219,19 +217,6 @@ def select_aliases(plan: PlanModel, derive: bool) -> list[str | None]:
         taken.add(name)
         aliases.append(name)
     return aliases
-
-
-def _has_aggregate(node: object) -> bool:
-    """True when `node` contains an aggregate outside any nested plan."""
-    if isinstance(node, Aggregate):
-        return True
-    if isinstance(node, PlanModel):
-        return False
-    if isinstance(node, list):
-        return any(_has_aggregate(n) for n in node)
-    if isinstance(node, BaseModel):
-        return any(_has_aggregate(getattr(node, f)) for f in type(node).model_fields)
-    return False
 
 
 def _name_of(node: Expr | None) -> str:

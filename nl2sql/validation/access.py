@@ -9,8 +9,8 @@ Findings are SECURITY_VIOLATION, CRITICAL and never retryable.
 from __future__ import annotations
 
 from nl2sql.errors import ErrorCode, ErrorSeverity
-from nl2sql.plan import Star
-from nl2sql.validation.scope import Finding, PlanScope, RuleContext
+from nl2sql.plan import PlanScope, Star
+from nl2sql.validation.scope import Finding, RuleContext
 
 
 def access_policy(ctx: RuleContext) -> list[Finding]:

@@ -13,11 +13,12 @@ import difflib
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError
-from nl2sql.plan import PlanModel, Star
+from nl2sql.names import LOGICAL_VALIDATOR
+from nl2sql.plan import PlanModel, Star, plan_scopes
 from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.validation.access import access_policy
 from nl2sql.validation.checks import ValidationCheck
-from nl2sql.validation.scope import ALIAS_CLAUSES, Finding, RuleContext, plan_scopes
+from nl2sql.validation.scope import ALIAS_CLAUSES, Finding, RuleContext
 from nl2sql.validation.structure import (
     aggregation,
     expression_shape,
@@ -242,7 +243,7 @@ def _failed(name: str, finding: Finding) -> ValidationCheck:
 
 def checks_to_errors(
     checks: Iterable[ValidationCheck],
-    node: str = "logical_validator",
+    node: str = LOGICAL_VALIDATOR,
     sub_query_id: str | None = None,
 ) -> list[PipelineError]:
     """The failed checks as PipelineErrors (code, severity and retryable taken from each check)."""

@@ -18,17 +18,15 @@ from nl2sql.plan import (
     InList,
     Literal_,
     PlanModel,
+    PlanScope,
     ScalarSubquery,
     Star,
-)
-from nl2sql.validation.scope import (
-    Finding,
-    PlanScope,
-    RuleContext,
+    children,
     clause_expressions,
-    resolve,
+    has_aggregate,
     walk_expression,
 )
+from nl2sql.validation.scope import Finding, RuleContext, resolve
 
 _ARITY = {"lower": (1, 1), "upper": (1, 1), "abs": (1, 1), "length": (1, 1), "round": (1, 2)}
 _NO_AGGREGATES = {"where": "WHERE (use HAVING)", "joins": "a join's ON", "group_by": "GROUP BY"}
@@ -114,7 +112,7 @@ def aggregation(ctx: RuleContext) -> list[Finding]:
 
 def _ungrouped(scope: PlanScope) -> list[Finding]:
     plan = scope.plan
-    select_aggregates = any(_has_aggregate(i.expr) for i in plan.select)
+    select_aggregates = any(has_aggregate(i.expr) for i in plan.select)
     if not (plan.group_by or select_aggregates or plan.having is not None):
         return []
     groups = list(plan.group_by) + _aliased_groups(plan)
@@ -156,10 +154,6 @@ def _key(ref: ColumnRef, scope: PlanScope) -> tuple[str, str]:
     return alias.lower(), ref.name.lower()
 
 
-def _has_aggregate(node: object) -> bool:
-    return any(isinstance(n, Aggregate) for n in walk_expression(node))
-
-
 def _bare_columns(node: object, groups: list[Expr]):
     """Column references outside aggregates and outside sub-expressions that are grouped."""
     if node in groups or isinstance(node, Aggregate | PlanModel):
@@ -167,19 +161,8 @@ def _bare_columns(node: object, groups: list[Expr]):
     if isinstance(node, ColumnRef):
         yield node
         return
-    for child in _children(node):
+    for child in children(node):
         yield from _bare_columns(child, groups)
-
-
-def _children(node: object) -> list:
-    if isinstance(node, list):
-        return node
-    fields = getattr(type(node), "model_fields", {})
-    out = []
-    for name in fields:
-        value = getattr(node, name)
-        out += value if isinstance(value, list) else [value]
-    return out
 
 
 def set_operation(ctx: RuleContext) -> list[Finding]:

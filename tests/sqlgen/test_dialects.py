@@ -8,10 +8,10 @@ import duckdb
 import pytest
 from sqlglot.dialects.dialect import Dialect
 
+from nl2sql.dialects import DIALECTS
 from nl2sql.errors import NL2SQLError
 from nl2sql.plan import PlanModel
 from nl2sql.sqlgen import SQLGenError, render_plan, sqlglot_dialect
-from nl2sql.sqlgen.dialects import DIALECTS
 
 
 @pytest.mark.parametrize(

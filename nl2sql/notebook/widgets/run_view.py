@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 from traitlets import Bool, Unicode
 
+from nl2sql.errors import safe_one_line
 from nl2sql.notebook.html import header_html, render_html
 from nl2sql.notebook.text import render_text
 from nl2sql.notebook.widgets.actions import ActionBar
@@ -111,7 +112,7 @@ class RunView(widgets.VBox):
         try:
             outcome = method(*args, **kwargs)
         except Exception as exc:  # a button never shows a traceback: one line the analyst can act on
-            self.notice.value = f'<p style="color:#c62828">{escape(name)} failed: {escape(_one_line(exc))}</p>'
+            self.notice.value = f'<p style="color:#c62828">{escape(name)} failed: {escape(safe_one_line(exc, None) or type(exc).__name__)}</p>'
             self.actions.set_busy(False)
             return
         finally:
@@ -160,11 +161,6 @@ def _accepts(method: Callable[..., Any], name: str) -> bool:
         return name in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 class LiveLog(widgets.VBox):

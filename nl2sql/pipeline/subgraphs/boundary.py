@@ -11,6 +11,7 @@ from nl2sql.context import NL2SQLContext
 from nl2sql.decomposition import SubQuery
 from nl2sql.errors import ErrorCode, PipelineError, RunWarning, error
 from nl2sql.governance.approvals import Approval, PinnedSource
+from nl2sql.names import SQL_AGENT
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.plan import PlanModel
@@ -120,7 +121,7 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict:
     else:
         errors = list(final.errors)
         if status == "error" and not any(e.is_blocking for e in errors):
-            errors.append(error("sql_agent", ErrorCode.MISSING_SQL,
+            errors.append(error(SQL_AGENT, ErrorCode.MISSING_SQL,
                                 "the sub-query ended without an executed query", sub_query_id=sq.id))
         errors = [e if e.sub_query_id else e.model_copy(update={"sub_query_id": sq.id}) for e in errors]
         # a policy refusal is the reason the sub-query stopped: it comes first

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, PipelineExecutionError
-from nl2sql.pipeline.names import LAYER_ROUTER, SQL_AGENT
+from nl2sql.names import LAYER_ROUTER, SQL_AGENT
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.pipeline.names import (
+from nl2sql.names import (
     APPROVAL_GATE,
     AST_PLANNER,
     EXECUTOR,

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from nl2sql.names import ANSWER_SYNTHESIZER, ANSWERABILITY, AST_PLANNER, DECOMPOSER, REFINER
 from nl2sql.reasoning.base import (
     AnswerabilityRequest,
     DecomposeRequest,
@@ -29,13 +30,13 @@ _CELL_CHARS = 60
 def answerability_prompt(request: AnswerabilityRequest, context_tokens: int) -> Prompt:
     """Can any candidate datasource answer the question?"""
     sources = render_sources(request.datasources, {}, context_tokens)
-    return render("answerability", question=request.question, datasources=sources)
+    return render(ANSWERABILITY, question=request.question, datasources=sources)
 
 
 def decomposer_prompt(request: DecomposeRequest, context_tokens: int) -> Prompt:
     """Sub-queries per datasource and how to combine them."""
     sources = render_sources(request.datasources, request.descriptions, context_tokens)
-    return render("decomposer", question=request.question, datasources=sources)
+    return render(DECOMPOSER, question=request.question, datasources=sources)
 
 
 def planner_prompt(request: PlanRequest, context_tokens: int) -> Prompt:
@@ -46,7 +47,7 @@ def planner_prompt(request: PlanRequest, context_tokens: int) -> Prompt:
     )
     notes = fragment("dialects", request.dialect) or fragment("dialects", "default")
     return render(
-        "ast_planner",
+        AST_PLANNER,
         dialect=request.dialect,
         plan_format=fragment("plan_format"),
         dialect_notes=notes,
@@ -63,7 +64,7 @@ def refiner_prompt(request: RefineRequest, context_tokens: int) -> Prompt:
     """What the planner should change after the latest error."""
     error = request.latest_error or {}
     return render(
-        "refiner",
+        REFINER,
         question=request.question,
         intent=request.sub_query.intent,
         error=f"{error.get('error_code', 'unknown')} from {error.get('node', '?')}: {error.get('message', '')}",
@@ -83,7 +84,7 @@ def synthesizer_prompt(request: SynthesizeRequest) -> Prompt:
     combination = f"\nThe results combine several data sources ({', '.join(ops)}).\n" if ops else ""
     results = "\n\n".join(_preview(p) for p in request.results) or "(no results)"
     return render(
-        "answer_synthesizer", question=request.question, combination=combination, results=results
+        ANSWER_SYNTHESIZER, question=request.question, combination=combination, results=results
     )
 
 

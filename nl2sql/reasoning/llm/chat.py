@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.errors import ConfigError, ErrorCode
+from nl2sql.errors import ConfigError, ErrorCode, safe_one_line
 from nl2sql.reasoning.llm.config import ModelConfig
 from nl2sql.reasoning.llm.errors import ProviderError, redact
 
@@ -109,7 +109,7 @@ def build_chat_model(config: ModelConfig) -> BaseChatModel:
                 code=ErrorCode.PROVIDER_AUTH,
                 model=config.model,
             ) from None
-        first = redact(text.splitlines()[0] if text else type(exc).__name__, secrets)
+        first = redact(safe_one_line(text, None) or type(exc).__name__, secrets)
         raise ConfigError(f"model {config.model!r} cannot be created: {first}") from None
 
 

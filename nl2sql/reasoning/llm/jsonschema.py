@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from nl2sql.errors import safe_one_line
+
 _EXPR = "Expr"
 
 
@@ -35,7 +37,7 @@ def _compact_text(model: type[BaseModel], first: tuple[str, ...] = ()) -> str:
     if "$ref" in top and set(top) <= {"$ref"}:  # a recursive root: inline its definition
         top = dict(defs[top["$ref"].rsplit("/", 1)[1]])
     top["title"] = model.__name__
-    top["description"] = (model.__doc__ or model.__name__).strip().splitlines()[0]
+    top["description"] = safe_one_line(model.__doc__ or model.__name__, None)
     if defs:
         top["$defs"] = defs
     return json.dumps(top, separators=(",", ":"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from nl2sql.errors import safe_one_line
 from nl2sql.reasoning.llm.templates import estimate_tokens
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
@@ -105,7 +106,7 @@ def render_table(table: Table, level: int) -> str:
         return f"table {table.key}{kind}({cols})"
     head = f"table {table.key}{kind}{size}"
     if level == FULL and table.description:
-        head += f" — {_one_line(table.description)}"
+        head += f" — {safe_one_line(table.description, 200, whole=True)}"
     if level == FULL and table.original_name and table.original_name != table.name:
         head += f' ("{table.original_name}")'
     lines = [head] + [f"  - {_column(c, table, refs, level)}" for c in table.columns]
@@ -137,7 +138,7 @@ def render_sources(
     for ds, snapshot in snapshots.items():
         about = descriptions.get(ds) or snapshot.description or ""
         head = f"## datasource `{ds}` ({snapshot.dialect})" + (
-            f" — {_one_line(about)}" if about else ""
+            f" — {safe_one_line(about, 200, whole=True)}" if about else ""
         )
         blocks.append(f"{head}\n\n{render_schema(snapshot, share).text}")
     return "\n\n".join(blocks)
@@ -170,7 +171,7 @@ def _column(column: Column, table: Table, refs: dict[str, str], level: int) -> s
     if level == FULL and column.original_name and column.original_name != column.name:
         text += f' ("{column.original_name}")'
     if level == FULL and column.description:
-        text += f" — {_one_line(column.description)}"
+        text += f" — {safe_one_line(column.description, 200, whole=True)}"
     cap = _SAMPLES[level]
     if (
         column.distinct_count
@@ -204,7 +205,3 @@ def _dropped_line(keys: tuple[str, ...], room: int) -> str:
 
 def _clip(text: str) -> str:
     return text if len(text) <= _SAMPLE_CHARS else text[: _SAMPLE_CHARS - 1] + "…"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:200]

@@ -13,14 +13,16 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from nl2sql.names import ANSWER_SYNTHESIZER, ANSWERABILITY, AST_PLANNER, DECOMPOSER, REFINER
+
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 _SECTION = re.compile(r"^# (system|user)\s*$", re.MULTILINE)
 
 #: The prompt files (package data in `reasoning/llm/prompts/`), by template name.
 PROMPT_FILES: dict[str, str] = {
     name: f"{name}.md"
-    for name in ("answerability", "decomposer", "ast_planner", "plan_format", "dialects", "refiner",
-                 "answer_synthesizer", "reask")
+    for name in (ANSWERABILITY, DECOMPOSER, AST_PLANNER, "plan_format", "dialects", REFINER,
+                 ANSWER_SYNTHESIZER, "reask")
 }
 
 

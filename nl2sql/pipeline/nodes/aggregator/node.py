@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from nl2sql.aggregation import run_combine
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, crash
-from nl2sql.pipeline.names import AGGREGATOR
+from nl2sql.names import AGGREGATOR
 from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState

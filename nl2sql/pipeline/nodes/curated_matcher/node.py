@@ -20,7 +20,7 @@ from nl2sql.governance.curated import CuratedHit, VerifiedMatch
 from nl2sql.governance.gate import Candidate, screen
 from nl2sql.governance.services import access_of, governance_of
 from nl2sql.governance.verified import rbac_denied, run_verified, verified_sql
-from nl2sql.pipeline.names import CURATED_MATCHER
+from nl2sql.names import CURATED_MATCHER
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState
 from nl2sql.pipeline.subgraphs.boundary import subgraph_id_for

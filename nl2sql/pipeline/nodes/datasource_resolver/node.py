@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, error
 from nl2sql.governance.services import access_of
-from nl2sql.pipeline.names import ANSWERABILITY, DATASOURCE_RESOLVER
+from nl2sql.names import ANSWERABILITY, DATASOURCE_RESOLVER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.nodes.datasource_resolver.schemas import (
     DatasourceResolverResponse,

@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 from nl2sql.context import NL2SQLContext
 from nl2sql.dag import DAGError, build_dag
 from nl2sql.errors import ErrorCode, ErrorSeverity, error
-from nl2sql.pipeline.names import DECOMPOSER
+from nl2sql.names import DECOMPOSER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import GraphState
 from nl2sql.reasoning.base import DecomposeRequest

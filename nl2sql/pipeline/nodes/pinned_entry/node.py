@@ -17,7 +17,7 @@ from nl2sql.decomposition import DecomposerResponse
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, error
 from nl2sql.governance.approvals import PinnedRun
 from nl2sql.governance.services import access_of
-from nl2sql.pipeline.names import PINNED_ENTRY
+from nl2sql.names import PINNED_ENTRY
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState
 from nl2sql.security.rbac import raw_snapshot

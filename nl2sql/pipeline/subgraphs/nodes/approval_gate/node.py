@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.governance.gate import Candidate, screen
-from nl2sql.pipeline.names import APPROVAL_GATE
+from nl2sql.names import APPROVAL_GATE
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.security.rbac import UserContext

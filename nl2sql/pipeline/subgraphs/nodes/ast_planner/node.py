@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, error
-from nl2sql.pipeline.names import AST_PLANNER
+from nl2sql.names import AST_PLANNER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.reasoning.base import ASTPlannerResponse, PlanRequest
@@ -32,7 +32,7 @@ class ASTPlannerNode:
             dialect=adapter.dialect,
             feedback=state.refiner_response.latest_error if state.refiner_response else None,
             hints=state.refiner_response.hints if state.refiner_response else {},
-            values=getattr(adapter, "lookup_values", None),
+            values=adapter.lookup_values,
         )
         attempt = state.retry_count
         try:

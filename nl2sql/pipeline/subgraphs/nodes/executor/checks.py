@@ -12,10 +12,11 @@ import difflib
 from collections.abc import Callable, Iterator
 
 from nl2sql.errors import ErrorCode, PipelineError, error
+from nl2sql.names import EXECUTOR
 from nl2sql.plan import Aggregate, ColumnRef, Comparison, InList, Literal_, PlanModel, walk
 from nl2sql.schema.models import SchemaSnapshot
 
-NODE = "executor"
+NODE = EXECUTOR
 VALUE_NOT_FOUND = ErrorCode.VALUE_NOT_FOUND.value
 JOIN_FAN_OUT = ErrorCode.JOIN_FAN_OUT.value
 _PROBE_LIMIT = 50
@@ -56,7 +57,7 @@ def _table_of(plan: PlanModel, column: ColumnRef) -> str | None:
 def value_not_found(
     plan: PlanModel,
     snapshot: SchemaSnapshot,
-    lookup: Callable[[str, str, str, int], list[str]] | None,
+    lookup: Callable[[str, str, str, int], list[str]],
     **tag: object,
 ) -> PipelineError | None:
     """The first filter literal that is absent from its column while a close value exists."""
@@ -67,15 +68,12 @@ def value_not_found(
         if meta is None or not meta.is_text:
             continue
         candidates = set(meta.samples)
-        if lookup is not None:
-            try:
-                if any(v == value for v in lookup(table.key, meta.name, value, 5)):
-                    continue  # the value exists: an empty result is the true answer
-                candidates.update(lookup(table.key, meta.name, value[:4], _PROBE_LIMIT))
-            except Exception:
-                continue  # a lookup is best effort; never fail the sub-query on it
-        elif value in candidates:
-            continue
+        try:
+            if any(v == value for v in lookup(table.key, meta.name, value, 5)):
+                continue  # the value exists: an empty result is the true answer
+            candidates.update(lookup(table.key, meta.name, value[:4], _PROBE_LIMIT))
+        except Exception:
+            continue  # a lookup is best effort; never fail the sub-query on it
         close = difflib.get_close_matches(value, sorted(candidates), n=3, cutoff=0.75)
         close = close or difflib.get_close_matches(
             value.lower(), sorted(c.lower() for c in candidates), n=3, cutoff=0.75

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.datasources.base import ResultError
-from nl2sql.errors import ErrorCode, crash, error
-from nl2sql.pipeline.names import EXECUTOR
+from nl2sql.errors import ErrorCode, error
+from nl2sql.execution.guarded import run_guarded
+from nl2sql.names import EXECUTOR
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.nodes.executor.checks import (
@@ -18,10 +16,8 @@ from nl2sql.pipeline.subgraphs.nodes.executor.checks import (
     value_not_found,
 )
 from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
-from nl2sql.security.sql_guard import check_sql
 
 NODE = EXECUTOR
-_DEADLINE_GRACE_S = 0.5
 
 
 class ExecutorNode:
@@ -36,26 +32,11 @@ class ExecutorNode:
         if adapter is None:
             return self._fail(error(NODE, ErrorCode.INVALID_STATE, f"datasource {sq.datasource_id!r} is not registered", **tag))
         snapshot = ctx.schemas.get(sq.datasource_id)
-        verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables])
-        if not verdict.allowed:
-            code = ErrorCode.SQL_GEN_FAILED if verdict.code == "PARSE_ERROR" else ErrorCode.SECURITY_VIOLATION
-            return self._fail(error(NODE, code, f"SQL guard refused the query ({verdict.code}): {verdict.message}", **tag))
-        row_cap = getattr(adapter, "row_cap", None) or ctx.settings.row_cap
-        timeout_s = min(getattr(adapter, "timeout_s", None) or ctx.settings.statement_timeout_s,
-                        ctx.settings.statement_timeout_s)
-        if ctx.deadline is not None:
-            # Stop an in-flight query soon after the run's own timeout has fired (the grace lets
-            # the run report PIPELINE_TIMEOUT first) instead of letting it run its full course.
-            timeout_s = max(0.05, min(timeout_s, ctx.deadline - time.monotonic() + _DEADLINE_GRACE_S))
-        started = time.perf_counter()
-        try:
-            frame = adapter.execute(sql, row_cap=row_cap, timeout_s=timeout_s)
-        except ResultError as exc:
-            code = ErrorCode.EXECUTION_FAILED if exc.retryable else ErrorCode.DB_EXECUTION_ERROR
-            return self._fail(error(NODE, code, exc.safe_message, retryable=exc.retryable, kind=exc.kind, **tag))
-        except Exception as exc:
-            return self._fail(crash(NODE, ErrorCode.DB_EXECUTION_ERROR, exc, **tag))
-        elapsed = time.perf_counter() - started
+        ran = run_guarded(ctx, adapter, sql, allowed_tables=[t.key for t in snapshot.tables], node=NODE,
+                          unreadable=ErrorCode.SQL_GEN_FAILED, **tag)
+        if ran.error is not None:
+            return self._fail(ran.error)
+        frame, row_cap = ran.frame, ran.row_cap
         artifact = ctx.artifacts.write(
             frame.table,
             tenant_id=state.user_context.tenant_id if state.user_context else None,
@@ -66,7 +47,7 @@ class ExecutorNode:
         )
         response = ExecutorResponse(
             artifact=artifact, row_count=frame.row_count, truncated=frame.truncated,
-            metrics={"execute_s": round(elapsed, 6), "row_cap": row_cap},
+            metrics={"execute_s": round(ran.elapsed_s, 6), "row_cap": row_cap},
         )
         note = f"{frame.row_count} rows" + (f" (truncated at {row_cap})" if frame.truncated else "")
         delta = {"executor_response": response, "reasoning": [reasoning(NODE, note)]}
@@ -83,7 +64,7 @@ class ExecutorNode:
         plan = state.ast_planner_response.plan
         done = set(state.post_checks_done)
         if empty and "VALUE_NOT_FOUND" not in done:
-            finding = value_not_found(plan, snapshot, getattr(adapter, "lookup_values", None), **tag)
+            finding = value_not_found(plan, snapshot, adapter.lookup_values, **tag)
             if finding is not None:
                 return finding
         if "JOIN_FAN_OUT" not in done:

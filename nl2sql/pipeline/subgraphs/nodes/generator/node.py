@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, crash
-from nl2sql.pipeline.names import GENERATOR
+from nl2sql.names import GENERATOR
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse

@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.governance.services import access_of
-from nl2sql.pipeline.names import LOGICAL_VALIDATOR
+from nl2sql.names import LOGICAL_VALIDATOR
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import LogicalValidatorResponse

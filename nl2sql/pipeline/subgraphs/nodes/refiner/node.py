@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode
-from nl2sql.pipeline.names import REFINER
+from nl2sql.names import REFINER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.reasoning.base import RefineRequest, RefinerResponse

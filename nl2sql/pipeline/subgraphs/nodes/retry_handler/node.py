@@ -8,7 +8,7 @@ import time
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.pipeline.names import RETRY_HANDLER
+from nl2sql.names import RETRY_HANDLER
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 

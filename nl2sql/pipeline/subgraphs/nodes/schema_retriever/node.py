@@ -10,7 +10,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.pipeline.names import SCHEMA_RETRIEVER
+from nl2sql.names import SCHEMA_RETRIEVER
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.schema.models import SchemaSnapshot

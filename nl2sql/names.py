@@ -1,4 +1,9 @@
-"""Node names, shared by the wiring, the routes, the trace and the tests."""
+"""Node names, shared by the wiring, the routes, the trace, the notebook and the tests.
+
+They live below the pipeline, not in `nl2sql/pipeline/`, because code the pipeline calls
+(governance, aggregation, validation, the model registry) names nodes too and may not import
+`nl2sql.pipeline`.
+"""
 
 from __future__ import annotations
 
@@ -22,3 +27,12 @@ REFINER = "refiner"
 
 #: The answerability check is a skill of the resolver, with its own model spec.
 ANSWERABILITY = "answerability"
+
+#: Where errors come from outside the graph's nodes: an approval decision, the run itself.
+APPROVAL = "approval"
+RUNTIME = "runtime"
+
+#: The trace's own nodes: the input state, a sub-query's filtered input, a merge of branches.
+TRACE_ROOT = "__root__"
+TRACE_FILTER = "__filter__"
+TRACE_MERGE = "__merge__"

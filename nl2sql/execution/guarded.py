@@ -1,0 +1,91 @@
+"""Guarded execution: the SQL guard, the row cap and timeout, then the datasource.
+
+Generated SQL (the executor) and a curated answer's verified SQL run through this one function,
+so both get the same protections and the same failure codes. It lives below the pipeline because
+the curated-answer path (governance/) may not import `nl2sql.pipeline`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.datasources.base import ResultError
+from nl2sql.errors import ErrorCode, PipelineError, crash, error
+from nl2sql.security.sql_guard import check_sql
+
+if TYPE_CHECKING:
+    from nl2sql.context import NL2SQLContext
+    from nl2sql.datasources.base import DatasourceAdapter, ResultFrame
+
+#: Seconds an in-flight statement may outlive the run's deadline, so the run reports
+#: PIPELINE_TIMEOUT first instead of the statement's own timeout.
+DEADLINE_GRACE_S = 0.5
+_MIN_TIMEOUT_S = 0.05
+
+
+@dataclass(frozen=True)
+class GuardedRun:
+    """The rows (or the error that stopped them), the row cap applied and the time it took."""
+
+    frame: ResultFrame | None
+    error: PipelineError | None
+    row_cap: int
+    elapsed_s: float = 0.0
+
+
+def statement_limits(ctx: NL2SQLContext, adapter: DatasourceAdapter) -> tuple[int, float]:
+    """The row cap and statement timeout for one statement on `adapter` in this run.
+
+    The adapter's own timeout may only tighten the session's; with a run deadline the statement
+    is stopped soon after it (plus DEADLINE_GRACE_S) instead of running its full course.
+    """
+    row_cap = getattr(adapter, "row_cap", None) or ctx.settings.row_cap
+    timeout_s = min(getattr(adapter, "timeout_s", None) or ctx.settings.statement_timeout_s,
+                    ctx.settings.statement_timeout_s)
+    if ctx.deadline is not None:
+        left = ctx.deadline - time.monotonic() + DEADLINE_GRACE_S
+        timeout_s = max(_MIN_TIMEOUT_S, min(timeout_s, left))
+    return row_cap, timeout_s
+
+
+def run_guarded(
+    ctx: NL2SQLContext,
+    adapter: DatasourceAdapter,
+    sql: str,
+    *,
+    allowed_tables: Iterable[str],
+    node: str,
+    unreadable: ErrorCode,
+    what: str = "query",
+    **tag: Any,
+) -> GuardedRun:
+    """Guard `sql`, then run it read-only with this run's limits.
+
+    Args:
+        allowed_tables: the table keys the guard lets through (those this user may read).
+        node: the node named on an error.
+        unreadable: the code when sqlglot cannot parse `sql` — a PARSE_ERROR is a broken query,
+            not an attack, so never SECURITY_VIOLATION (the executor says SQL_GEN_FAILED).
+        what: how the message names the query ("query", "verified query").
+        tag: details added to every error (sub_query_id, attempt).
+    """
+    verdict = check_sql(sql, adapter.dialect, allowed_tables=list(allowed_tables))
+    row_cap, timeout_s = statement_limits(ctx, adapter)
+    if not verdict.allowed:
+        code = unreadable if verdict.code == "PARSE_ERROR" else ErrorCode.SECURITY_VIOLATION
+        message = f"SQL guard refused the {what} ({verdict.code}): {verdict.message}"
+        return GuardedRun(None, error(node, code, message, **tag), row_cap)
+    started = time.perf_counter()
+    try:
+        frame = adapter.execute(sql, row_cap=row_cap, timeout_s=timeout_s)
+    except ResultError as exc:
+        # The database said the query is wrong (retryable) or refused it (fatal).
+        code = ErrorCode.EXECUTION_FAILED if exc.retryable else ErrorCode.DB_EXECUTION_ERROR
+        failure = error(node, code, exc.safe_message, retryable=exc.retryable, kind=exc.kind, **tag)
+        return GuardedRun(None, failure, row_cap)
+    except Exception as exc:  # noqa: BLE001 - reported as a value
+        return GuardedRun(None, crash(node, ErrorCode.DB_EXECUTION_ERROR, exc, **tag), row_cap)
+    return GuardedRun(frame, None, row_cap, time.perf_counter() - started)
