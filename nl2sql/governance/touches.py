@@ -14,7 +14,6 @@ import sqlglot.expressions as exp
 
 from nl2sql.schema.models import SchemaSnapshot
 
-
 # DuckDB `SELECT #2`: a column by position (absent from older sqlglot versions)
 _POSITIONAL = tuple(c for c in (getattr(exp, "PositionalColumn", None),) if c is not None)
 
