@@ -59,7 +59,8 @@ def run_verified(ctx: NL2SQLContext, *, sql: str, datasource_id: str, sub_query_
     adapter = ctx.datasources[datasource_id]
     snapshot = ctx.schemas.get(datasource_id)  # as the user sees it
     tag = {"sub_query_id": sub_query_id}
-    verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables])
+    verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables],
+                        max_bytes=ctx.settings.max_sql_bytes)
     if not verdict.allowed:
         message = f"SQL guard refused the verified query ({verdict.code}): {verdict.message}"
         return VerifiedRun(None, error(node, ErrorCode.SECURITY_VIOLATION, message,

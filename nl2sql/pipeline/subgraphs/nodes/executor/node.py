@@ -36,7 +36,8 @@ class ExecutorNode:
         if adapter is None:
             return self._fail(error(NODE, ErrorCode.INVALID_STATE, f"datasource {sq.datasource_id!r} is not registered", **tag))
         snapshot = ctx.schemas.get(sq.datasource_id)
-        verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables])
+        verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables],
+                            max_bytes=ctx.settings.max_sql_bytes)
         if not verdict.allowed:
             code = ErrorCode.SQL_GEN_FAILED if verdict.code == "PARSE_ERROR" else ErrorCode.SECURITY_VIOLATION
             return self._fail(error(NODE, code, f"SQL guard refused the query ({verdict.code}): {verdict.message}", **tag))
