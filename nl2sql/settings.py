@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     row_cap: int = Field(10_000, ge=1, description="rows kept per sub-query result")
     statement_timeout_s: float = Field(30.0, gt=0, description="per-statement timeout")
     pipeline_timeout_s: float = Field(60.0, gt=0, description="whole-run timeout")
+    max_sql_bytes: int = Field(
+        100_000, ge=1, description="longest SQL text (UTF-8 bytes) the SQL guard checks; longer "
+        "text is refused before parsing (TOO_LARGE)"
+    )
     sql_agent_max_retries: int = Field(3, ge=0)
     sql_agent_retry_base_delay_sec: float = Field(0.05, ge=0)
     sql_agent_retry_max_delay_sec: float = Field(1.0, ge=0)

@@ -70,6 +70,9 @@ class Profile:
 
     backend = "generic"
     streams_natively = False
+    # True: every checkout opens a new server session, so nothing a call left in its session
+    # (user variables, temporary tables, session settings) reaches the next call.
+    fresh_sessions = False
 
     def connect_args(self, connect_timeout_s: float) -> dict[str, Any]:
         return {}
@@ -115,6 +118,9 @@ class PostgresProfile(Profile):
 
 class MySQLProfile(Profile):
     backend = "mysql"
+    # MySQL/MariaDB user variables (`@a := 1`) outlive the transaction and PyMySQL has no public
+    # COM_RESET_CONNECTION: a new session per call (a few ms on a LAN) is the reset.
+    fresh_sessions = True
 
     def connect_args(self, connect_timeout_s: float) -> dict[str, Any]:
         return {"connect_timeout": max(1, round(connect_timeout_s))}
@@ -166,7 +172,9 @@ def create_engine(
 ) -> Engine:
     """A pooled engine whose new connections are read-only sessions."""
     options: dict[str, Any] = {"pool_pre_ping": True, "hide_parameters": True}
-    if url.get_backend_name() != "sqlite":  # SQLite pools differently and has no overflow
+    if profile.fresh_sessions:
+        options = {"poolclass": sa.NullPool, "hide_parameters": True}
+    elif url.get_backend_name() != "sqlite":  # SQLite pools differently and has no overflow
         options.update(pool_size=pool_size, max_overflow=pool_size, pool_recycle=1800)
     engine = sa.create_engine(url, connect_args=profile.connect_args(connect_timeout_s), **options)
     sa.event.listen(engine, "connect", profile.on_connect)

@@ -72,7 +72,8 @@ def run_guarded(
         what: how the message names the query ("query", "verified query").
         tag: details added to every error (sub_query_id, attempt).
     """
-    verdict = check_sql(sql, adapter.dialect, allowed_tables=list(allowed_tables))
+    verdict = check_sql(sql, adapter.dialect, allowed_tables=list(allowed_tables),
+                        max_bytes=ctx.settings.max_sql_bytes)
     row_cap, timeout_s = statement_limits(ctx, adapter)
     if not verdict.allowed:
         code = unreadable if verdict.code == "PARSE_ERROR" else ErrorCode.SECURITY_VIOLATION

@@ -15,6 +15,9 @@ import sqlglot.expressions as exp
 from nl2sql.dialects import dialect_name
 from nl2sql.schema.models import SchemaSnapshot
 
+# DuckDB `SELECT #2`: a column by position (absent from older sqlglot versions)
+_POSITIONAL = tuple(c for c in (getattr(exp, "PositionalColumn", None),) if c is not None)
+
 
 @dataclass(frozen=True)
 class Touches:
@@ -51,6 +54,13 @@ def sql_touches(sql: str, dialect: str, snapshot: SchemaSnapshot) -> Touches:
 
 
 def _resolved_columns(tree: exp.Expression, dialect: str, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
+    """Every (table, column) the qualified query reads, whole-row and pattern references included.
+
+    `SELECT c FROM customers AS c`, `to_json(c)` or `CAST(c AS TEXT)` read every column of `c`
+    (sqlglot marks them `TableColumn`); a star left unexpanded (`struct_pack(*)`, `* LIKE ...`)
+    DuckDB `COLUMNS(...)` and `#n` read every column of every source in their scope. A reference
+    that names no visible source raises, so the caller falls back to the conservative answer.
+    """
     from sqlglot.optimizer.qualify import qualify
     from sqlglot.optimizer.scope import traverse_scope
 
@@ -58,11 +68,51 @@ def _resolved_columns(tree: exp.Expression, dialect: str, snapshot: SchemaSnapsh
     qualified = qualify(tree.copy(), schema=schema, dialect=dialect_name(dialect), quote_identifiers=False)
     found: set[tuple[str, str]] = set()
     for scope in traverse_scope(qualified):
+        outputs = {s.alias_or_name.lower() for s in scope.expression.selects} if isinstance(
+            scope.expression, exp.Select) else set()
         for column in scope.columns:
-            source = scope.sources.get(column.table)
+            if not column.table and column.name.lower() in outputs:
+                continue  # ORDER BY / GROUP BY a projection alias
+            source = _source_of(scope, column.table)
             if isinstance(source, exp.Table):
                 found.add((_key(source, snapshot), _column_name(snapshot, source, column.name)))
+        for node in scope.find_all(exp.TableColumn, exp.Star, exp.Columns, *_POSITIONAL):
+            if isinstance(node, exp.Star) and isinstance(node.parent, exp.Count):
+                continue  # COUNT(*) reads no value
+            sources = ([_source_of(scope, node.name)] if isinstance(node, exp.TableColumn)
+                       else _visible_sources(scope))
+            for source in sources:
+                found |= _every_column(source, snapshot)
     return found
+
+
+def _source_of(scope, name: str):
+    """The table or derived scope `name` refers to in `scope` or an enclosing one (correlated)."""
+    here = scope
+    while here is not None:
+        selected = here.selected_sources.get(name) or here.sources.get(name)
+        if selected is not None:
+            return selected[1] if isinstance(selected, tuple) else selected
+        here = here.parent
+    raise LookupError(f"no source named {name!r}")
+
+
+def _visible_sources(scope) -> list:
+    """The sources a star sees: its own scope's, or the nearest enclosing scope's when it has none."""
+    here = scope
+    while here is not None and not here.selected_sources:
+        here = here.parent
+    return list(here.selected_sources.values()) if here is not None else []
+
+
+def _every_column(source, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
+    """All columns of a table source; a derived source's columns are counted in its own scope."""
+    if isinstance(source, tuple):
+        source = source[1]
+    if not isinstance(source, exp.Table):
+        return set()
+    table = snapshot.table(_key(source, snapshot))
+    return {(table.key, c.name) for c in table.columns} if table is not None else set()
 
 
 def _schema(snapshot: SchemaSnapshot) -> dict:

@@ -4,7 +4,9 @@ Exactly one statement, a query at the root, nothing anywhere that writes or chan
 allow-listed functions, and only the datasource's own tables. The text is tokenized once with the
 dialect's sqlglot tokenizer and parsed from those tokens; lexical tricks that an engine could read
 differently from sqlglot (executable or nested comments, ambiguous backslash quoting) are refused
-before parsing. Text sqlglot cannot parse is reported as PARSE_ERROR, never as an attack.
+before parsing. Text sqlglot cannot parse is reported as PARSE_ERROR, never as an attack. Text
+longer than `max_bytes` (UTF-8; default `DEFAULT_MAX_SQL_BYTES`, the `max_sql_bytes` setting) is
+refused as TOO_LARGE before it is tokenized, which bounds the guard's time.
 
 >>> check_sql("SELECT COUNT(*) FROM orders", "duckdb").code
 'OK'
@@ -32,11 +34,16 @@ from nl2sql.security.sql_guard_lexical import (
     raw_text_refusal,
     statement_count,
     token_refusal,
+    variable_token_refusal,
 )
 from nl2sql.security.sql_guard_result import OK_RESULT, GuardCode, GuardResult, refuse, shown
 from nl2sql.security.sql_guard_tree import first_write, inspect_query, write_label
 
-__all__ = ["GuardCode", "GuardResult", "check_sql"]
+__all__ = ["DEFAULT_MAX_SQL_BYTES", "GuardCode", "GuardResult", "check_sql"]
+
+#: The longest SQL text (UTF-8 bytes) the guard reads; generated and curated queries are far
+#: shorter, and the parser's cost grows faster than the text.
+DEFAULT_MAX_SQL_BYTES = 100_000
 
 _QUERY_STARTS = frozenset({"SELECT", "WITH", "FROM", "TABLE"})
 _DML_WORDS = frozenset("INSERT UPDATE DELETE MERGE DROP CREATE ALTER TRUNCATE".split())
@@ -53,7 +60,11 @@ _WRITE_STATEMENTS = frozenset(
 
 
 def check_sql(
-    sql: str, dialect: str = "duckdb", *, allowed_tables: Collection[str] | None = None
+    sql: str,
+    dialect: str = "duckdb",
+    *,
+    allowed_tables: Collection[str] | None = None,
+    max_bytes: int = DEFAULT_MAX_SQL_BYTES,
 ) -> GuardResult:
     """Decide whether `sql` may run on a `dialect` datasource (read-only, one query).
 
@@ -61,14 +72,17 @@ def check_sql(
         sql: the SQL text exactly as it would be sent to the engine.
         dialect: a sqlglot dialect name ("duckdb", "sqlite", "postgres", "mysql", ...).
         allowed_tables: when given, every table the query reads (CTE names excluded) must be
-            in it, compared case-insensitively by bare name or schema.name.
+            in it: the snapshot's `Table.key` values, compared case-insensitively and fully
+            qualified (a bare key matches only a bare name, or `main.name` on DuckDB/SQLite;
+            `schema.name` matches only that schema), so no other schema or database is read.
+        max_bytes: the longest text accepted, in UTF-8 bytes (checked before parsing).
 
     Returns:
         GuardResult(allowed, code, message); code is "OK" or the reason for the refusal.
     """
     name = dialect_name(dialect)
     engine = Dialect.get_or_raise(name)  # an unknown dialect is a configuration error
-    refused = raw_text_refusal(sql)
+    refused = _size_refusal(sql, max_bytes) or raw_text_refusal(sql)
     if refused:
         return refused
     try:
@@ -90,7 +104,23 @@ def check_sql(
         root = _parse(engine, tokens, sql)
     except Exception as error:  # ParseError, or a sqlglot failure on odd input: fail closed
         return _classify_unparsed(tokens, name, error)
-    return _check_statement(root, tokens, name, sql, allowed_tables)
+    verdict = _check_statement(root, tokens, name, sql, allowed_tables)
+    # after the tree rules, so `SELECT ... INTO @v` is named as the write it is
+    return verdict if not verdict.allowed else variable_token_refusal(tokens, name) or verdict
+
+
+def _size_refusal(sql: str, max_bytes: int) -> GuardResult | None:
+    # len() first: a text is at least as many bytes as characters, so a huge one is not encoded
+    if len(sql) <= max_bytes // 4:
+        return None
+    size = len(sql) if len(sql) > max_bytes else len(sql.encode("utf-8", "surrogatepass"))
+    if size <= max_bytes:
+        return None
+    return refuse(
+        GuardCode.TOO_LARGE,
+        f"The SQL is {size:,} bytes long; the limit is {max_bytes:,} bytes (setting "
+        "max_sql_bytes), so it was not checked or run.",
+    )
 
 
 def _parse(engine: Dialect, tokens: list[Token], sql: str) -> exp.Expr:

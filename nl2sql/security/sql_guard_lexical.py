@@ -5,7 +5,9 @@ is refused as COMMENT_TRICK before parsing: MySQL/MariaDB executable comments (`
 its content), nested block comments (PostgreSQL and DuckDB nest them, SQLite and MySQL do not),
 unusual line breaks inside comments, NUL characters, and, for engines whose server settings flip
 backslash escaping (MySQL `NO_BACKSLASH_ESCAPES`, PostgreSQL `standard_conforming_strings`),
-string literals whose end depends on that setting. Plain comments are fine.
+string literals whose end depends on that setting. Plain comments are fine. MySQL/MariaDB user
+and system variables (`@a`, `@a := 1`, `@@sql_mode`) are refused as SESSION_VARIABLE: a variable
+set in one run would persist on the pooled connection into the next.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ import re
 
 from sqlglot.tokens import Token, TokenType
 
-from nl2sql.security.sql_guard_result import GuardCode, GuardResult, refuse
+from nl2sql.security.sql_guard_result import GuardCode, GuardResult, refuse, shown
 
 _EXECUTABLE_COMMENT = re.compile(r"/\*M?!", re.IGNORECASE)
 _ODD_LINE_BREAKS = ("\r", "\x0b", "\x0c", "\x85", "\u2028", "\u2029")
 # Engines whose server settings decide whether a backslash escapes a quote.
 _SETTING_DEPENDENT_QUOTING = frozenset({"mysql", "postgres"})
+# Engines with user variables (`@a`) that live as long as the connection.
+_USER_VARIABLE_DIALECTS = frozenset({"mysql"})
 _NESTED = refuse(
     GuardCode.COMMENT_TRICK,
     "The SQL nests a comment inside a comment; engines disagree on where such comments end.",
@@ -62,6 +66,27 @@ def token_refusal(sql: str, tokens: list[Token], dialect: str) -> GuardResult | 
                     "A string literal uses a backslash next to a quote; whether it ends there "
                     "depends on server settings. Double the quote ('') instead.",
                 )
+    return None
+
+
+def session_variable_refusal(what: str) -> GuardResult:
+    """The refusal of a session, user or system variable (`what` as written)."""
+    return refuse(
+        GuardCode.SESSION_VARIABLE,
+        f"Session and user variables ({shown(what, 40)}) may not be read or set: a query may "
+        "only read the datasource's tables.",
+    )
+
+
+def variable_token_refusal(tokens: list[Token], dialect: str) -> GuardResult | None:
+    """Refuse MySQL `@var`, `@@var` and `:=` assignments, however sqlglot would parse them."""
+    for token, after in zip(tokens, [*tokens[1:], None], strict=True):
+        kind = token.token_type
+        if kind == TokenType.SESSION_PARAMETER or (
+            dialect in _USER_VARIABLE_DIALECTS
+            and (kind == TokenType.COLON_EQ or (kind == TokenType.PARAMETER and "@" in token.text))
+        ):
+            return session_variable_refusal(token.text + (after.text if after else ""))
     return None
 
 

@@ -1,5 +1,5 @@
-"""The SQL guard's rules over a parsed statement: no writes anywhere, only allowed functions, only
-real tables of the datasource (no files, URLs or unlisted table functions)."""
+"""The SQL guard's rules over a parsed statement: no writes anywhere, only allowed functions, no
+session variables, only real tables of the datasource (see `sql_guard_tables`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from nl2sql.security.sql_guard_functions import (
     is_allowed_table_function,
     is_denied,
 )
+from nl2sql.security.sql_guard_lexical import session_variable_refusal
 from nl2sql.security.sql_guard_result import GuardCode, GuardResult, refuse, shown
+from nl2sql.security.sql_guard_tables import cte_references, table_verdict
 
 # Statements that only read (they are still not queries: the root check refuses them).
 READ_STATEMENT_CLASSES = frozenset({exp.Describe, exp.Show, exp.Summarize})
@@ -34,15 +36,9 @@ _LABELS = {
     "truncatetable": "TRUNCATE",
     "loaddata": "LOAD DATA",
 }
-# Suffixes DuckDB (or an extension it may autoload) reads as a file when used as a table name.
-_FILE_EXTENSIONS = frozenset(
-    "csv tsv txt parquet json jsonl ndjson gz zst zstd bz2 xz lz4 arrow feather ipc avro orc "
-    "xlsx xls db sqlite sqlite3 duckdb ddb".split()
-)
-# DuckDB runs `FROM (SHOW TABLES)`; sqlglot reads it as a table named SHOW aliased TABLES.
-_DUCKDB_STATEMENT_WORDS = frozenset({"show", "summarize", "describe", "desc"})
 _PRIORITY = (
     GuardCode.NOT_A_QUERY,
+    GuardCode.SESSION_VARIABLE,
     GuardCode.FORBIDDEN_FUNCTION,
     GuardCode.FORBIDDEN_TABLE_SOURCE,
     GuardCode.UNKNOWN_TABLE,
@@ -94,6 +90,7 @@ def inspect_query(
 ) -> GuardResult | None:
     """The refusal for a query tree (writes first, then functions, then tables), or None."""
     found: dict[GuardCode, GuardResult] = {}
+    ctes = cte_references(root)
     for node in root.walk():
         cls = type(node)
         if cls in WRITE_CLASSES:
@@ -110,7 +107,9 @@ def inspect_query(
         if isinstance(node, exp.Func):
             verdict = _function_verdict(node, dialect)
         elif cls is exp.Table:
-            verdict = _table_verdict(node, dialect, sql, allowed_tables)
+            verdict = table_verdict(node, dialect, sql, allowed_tables, id(node) in ctes)
+        elif cls is exp.SessionParameter:
+            verdict = session_variable_refusal(node.sql(dialect))
         else:
             continue
         if verdict is not None:
@@ -171,83 +170,3 @@ def _qualifier(node: exp.Func) -> str | None:
         if isinstance(left, (exp.Identifier, exp.Column, exp.Dot)):
             return left.sql()
     return None
-
-
-def _table_verdict(
-    table: exp.Table, dialect: str, sql: str, allowed: frozenset[str] | None
-) -> GuardResult | None:
-    source = table.this
-    if source is None or isinstance(source, exp.Func):
-        return None  # ROWS FROM (...) wraps tables; functions are judged where they are visited
-    if not isinstance(source, exp.Identifier):
-        return refuse(
-            GuardCode.FORBIDDEN_TABLE_SOURCE,
-            f"A table given by an expression ({shown(source.sql())}) is not allowed.",
-        )
-    parts = [p.name for p in table.parts]
-    dotted = ".".join(parts)
-    if dialect == "duckdb" and not source.quoted and dotted.lower() in _DUCKDB_STATEMENT_WORDS:
-        return refuse(
-            GuardCode.NOT_A_QUERY,
-            f"A {dotted.upper()} statement may not be used inside a query.",
-        )
-    if _is_file_like(parts, dialect) or (dialect == "duckdb" and _is_string_literal(source, sql)):
-        return refuse(
-            GuardCode.FORBIDDEN_TABLE_SOURCE,
-            f"Table source {shown(dotted)!r} looks like a file path or URL; only the "
-            "datasource's tables may be read.",
-        )
-    if allowed is None or table_is_cte(table):
-        return None
-    names = {dotted.lower(), parts[-1].lower()}
-    if len(parts) > 1:
-        names.add(".".join(parts[-2:]).lower())
-    if names & allowed:
-        return None
-    return refuse(
-        GuardCode.UNKNOWN_TABLE,
-        f"Table {shown(dotted)} is not one of the tables this query may read.",
-    )
-
-
-def _is_file_like(parts: list[str], dialect: str) -> bool:
-    for part in parts:
-        if any(ch in part for ch in "/\\*?") or part.startswith("~") or ":" in part:
-            return True
-    if dialect == "duckdb":
-        # DuckDB reads a file for an unknown name that looks like one, even unquoted (data.csv)
-        if any("." in part for part in parts):
-            return True
-        return len(parts) > 1 and parts[-1].lower() in _FILE_EXTENSIONS
-    return False
-
-
-def _is_string_literal(ident: exp.Identifier, sql: str) -> bool:
-    # sqlglot turns FROM 'x' into a quoted identifier; the source text still shows the quote.
-    # DuckDB reads such a string as a file; SQLite takes it as a table name.
-    start = ident.meta.get("start")
-    return isinstance(start, int) and 0 <= start < len(sql) and sql[start] == "'"
-
-
-def table_is_cte(table: exp.Table) -> bool:
-    """True when an unqualified table name refers to a CTE visible where it is used."""
-    if table.args.get("db") or table.args.get("catalog"):
-        return False
-    name = table.name.lower()
-    prev: exp.Expr = table
-    node = table.parent
-    while node is not None:
-        if isinstance(node, exp.With):
-            ctes = node.expressions
-            at = next((i for i, cte in enumerate(ctes) if cte is prev), len(ctes))
-            # without RECURSIVE a CTE sees only the CTEs before it; its own name is a table
-            visible = ctes if node.args.get("recursive") else ctes[:at]
-            if any(cte.alias.lower() == name for cte in visible):
-                return True
-        else:
-            with_ = node.args.get("with_") or node.args.get("with")
-            if isinstance(with_, exp.With) and with_ is not prev:
-                if any(cte.alias.lower() == name for cte in with_.expressions):
-                    return True
-        prev, node = node, node.parent
-    return False

@@ -88,6 +88,30 @@ def _postgres_round(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _no_backslash_literal(node: exp.Expression, charset: str | None = None) -> exp.Expression:
+    # Whether a backslash escapes the next quote depends on server settings (PostgreSQL
+    # standard_conforming_strings, MySQL NO_BACKSLASH_ESCAPES), so the SQL guard refuses such
+    # literals: spell each backslash as CHR(92) / CHAR(92) between plain quoted pieces instead.
+    if not (isinstance(node, exp.Literal) and node.is_string and "\\" in node.this):
+        return node
+    pieces: list[exp.Expression] = []
+    for i, text in enumerate(node.this.split("\\")):
+        if i:
+            code = exp.Chr(expressions=[exp.Literal.number(92)])
+            if charset is not None:
+                code.set("charset", exp.var(charset))
+            pieces.append(code)
+        if text:
+            pieces.append(exp.Literal.string(text))
+    return exp.Paren(this=exp.Concat(expressions=pieces, safe=True)) if len(pieces) > 1 else pieces[0]
+
+
+def _mysql_no_backslash_literal(node: exp.Expression) -> exp.Expression:
+    # MySQL's CHAR(92) alone is a binary string; in the connection's text charset it compares
+    # like the column's own values.
+    return _no_backslash_literal(node, "utf8mb4")
+
+
 def _mysql_offset(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Query) and node.args.get("offset") and not node.args.get("limit"):
         node.set("limit", exp.Limit(expression=exp.Literal.number(_MYSQL_NO_LIMIT)))
@@ -132,7 +156,8 @@ def _wide_decimal(node: exp.Expression) -> exp.Expression:
 
 _REWRITES = {
     "sqlite": (_strip_date_literal, _sqlite_extract, _sqlite_decimal),
-    "postgres": (_postgres_extract, _postgres_round),
-    "mysql": (_mysql_offset, _mysql_in_limit, _mysql_division, _wide_decimal),
+    "postgres": (_postgres_extract, _postgres_round, _no_backslash_literal),
+    "mysql": (_mysql_offset, _mysql_in_limit, _mysql_division, _wide_decimal,
+              _mysql_no_backslash_literal),
     "duckdb": (_wide_decimal,),
 }

@@ -597,3 +597,25 @@ def test_dialect_aliases_and_unknown_dialects() -> None:
     assert check_sql("SELECT 1", "MariaDB").allowed
     with pytest.raises(ValueError):
         check_sql("SELECT 1", "no-such-engine")
+
+
+# --- qualified names, catalogs, variables, size (issue 15) -------------------------------------
+
+
+def test_a_qualified_name_matches_only_the_same_qualified_key() -> None:
+    assert check_sql("SELECT * FROM hr.t", "postgres", allowed_tables=["t"]).code == "UNKNOWN_TABLE"
+    assert check_sql("SELECT * FROM mysql.user", "mysql", allowed_tables=["user"]).code == (
+        "FORBIDDEN_TABLE_SOURCE"
+    )
+    assert check_sql("SELECT * FROM other_db.t", "mysql", allowed_tables=["t"]).code == (
+        "UNKNOWN_TABLE"
+    )
+    assert check_sql("SELECT * FROM main.t", "sqlite", allowed_tables=["t"]).allowed
+    assert check_sql("SELECT * FROM hr.t", "postgres", allowed_tables=["hr.t"]).allowed
+
+
+def test_oversized_text_is_refused_before_parsing_with_a_clear_message() -> None:
+    sql = "SELECT 1 FROM t WHERE " + " OR ".join(["a = 1"] * 30_000)
+    result = check_sql(sql, "duckdb")
+    assert result.code == "TOO_LARGE" and "max_sql_bytes" in result.message
+    assert check_sql("SELECT 1", "duckdb", max_bytes=5).code == "TOO_LARGE"
