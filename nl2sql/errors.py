@@ -8,6 +8,7 @@ that cannot schedule work (`PipelineExecutionError`, which carries the PipelineE
 
 from __future__ import annotations
 
+import re
 import traceback
 from enum import StrEnum
 from typing import Any
@@ -152,8 +153,22 @@ class PipelineExecutionError(NL2SQLError):
         self.error = error
 
 
+# `scheme://user:password@`: the password ends at the first `@`, as SQLAlchemy's URL parser reads it.
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*):[^@\s]*@")
+
+
+def mask_url_passwords(text: object) -> str:
+    """`text` with the password of every URL in it replaced by `***`.
+
+    >>> mask_url_passwords("cannot reach postgresql://app:s3cr/t@db:5432/x")
+    'cannot reach postgresql://app:***@db:5432/x'
+    """
+    return _URL_PASSWORD.sub(r"\1:***@", str(text))
+
+
 def safe_one_line(text: object, limit: int = 240) -> str:
-    """First line of `text`, trimmed: for messages shown to users."""
+    """First line of `text`, trimmed, URL passwords masked: for messages shown to users."""
+    text = mask_url_passwords(text)
     line = str(text).strip().splitlines()[0] if str(text).strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
@@ -185,6 +200,6 @@ def crash(node: str, code: ErrorCode, exc: BaseException, **kw: Any) -> Pipeline
         node,
         code,
         f"{node} failed: {type(exc).__name__}: {safe_one_line(exc)}",
-        trace="".join(traceback.format_exception(exc)),
+        trace=mask_url_passwords("".join(traceback.format_exception(exc))),
         **kw,
     )

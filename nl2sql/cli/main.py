@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nl2sql.errors import NL2SQLError
+from rich.markup import escape
+
+from nl2sql.errors import NL2SQLError, mask_url_passwords
 from nl2sql.eval.cli import add_bench_parser
 
 
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_bench(console, args)
         return _ask(console, args)
     except (NL2SQLError, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        Console(stderr=True).print(f"[red]error:[/red] {escape(mask_url_passwords(exc))}")
         return 1
 
 

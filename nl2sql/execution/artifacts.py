@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import string
 import tempfile
 from datetime import UTC, datetime
@@ -28,6 +27,9 @@ import pyarrow.parquet as pq
 
 from nl2sql.errors import ConfigError
 from nl2sql.execution.models import ArtifactColumn, ArtifactRef
+from nl2sql.files import inside, private_dir, safe_component
+
+__all__ = ["ArtifactStore", "LocalBackend", "content_hash", "local_path", "safe_component"]
 
 DEFAULT_PATH_TEMPLATE = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
 PLACEHOLDERS = frozenset(
@@ -42,7 +44,6 @@ PLACEHOLDERS = frozenset(
     }
 )
 _META_KEYS = PLACEHOLDERS - {"root", "tenant_id", "request_id", "sub_query_id"}
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class ArtifactBackend(Protocol):
@@ -62,7 +63,7 @@ class LocalBackend:
 
     def write_table(self, table: pa.Table, path: Path) -> tuple[str, int]:
         """Write `table` to `path` atomically; return its URI and size in bytes."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)  # results are data: 0700 folders, 0600 files (mkstemp's mode)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         os.close(fd)
         try:
@@ -118,22 +119,6 @@ def _ipc_bytes(array: pa.Array) -> bytes:
     with pa.ipc.new_stream(sink, batch.schema) as writer:
         writer.write_batch(batch)
     return sink.getvalue().to_pybytes()
-
-
-def safe_component(value: str) -> str:
-    """`value` as one safe path component: no separators, no `..`, no leading dot.
-
-    A value that had to change gets a short hash of the original, so distinct ids stay distinct.
-
-    >>> safe_component("sq_1a2b")
-    'sq_1a2b'
-    >>> safe_component("../etc").startswith("_etc-")
-    True
-    """
-    clean = _UNSAFE.sub("_", value).lstrip(".")[:100]
-    if clean == value:
-        return value
-    return f"{clean or '_'}-{hashlib.sha256(value.encode()).hexdigest()[:8]}"
 
 
 def _template_fields(template: str) -> set[str]:
@@ -201,7 +186,12 @@ class ArtifactStore:
             path = self.root / path
         if "sub_query_id" not in self._fields:
             path = path.with_name(f"{path.stem}-{safe_component(sub_query_id)}{path.suffix}")
-        return path
+        try:
+            return inside(self.root, path)
+        except ValueError:
+            raise ConfigError(
+                f"artifact path template {self.path_template!r} leads outside {self.root}"
+            ) from None
 
     def write(
         self,
