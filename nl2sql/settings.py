@@ -48,6 +48,12 @@ class Settings(BaseSettings):
         12, ge=1, description="schemas with at most this many tables skip table retrieval"
     )
     artifact_path_template: str = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
+    artifact_retention: int = Field(
+        1000, ge=0, description="result artifacts kept (the newest); 0 keeps every one"
+    )
+    artifact_retention_days: float = Field(
+        0.0, ge=0, description="result artifacts older than this are removed; 0: no age limit"
+    )
     answer_preview_rows: int = Field(20, ge=1)
     project_dir: Path | None = None  # default: .nl2sql beside the config file, or in the cwd
 

@@ -31,6 +31,7 @@ from nl2sql.settings import (
 )
 
 if TYPE_CHECKING:
+    from nl2sql.execution.retention import Retention
     from nl2sql.governance.services import Governance
     from nl2sql.retrieval.breaker import CircuitBreaker
     from nl2sql.retrieval.store import VectorStore
@@ -125,7 +126,8 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
             datasources=adapters,
             schemas=schemas,
             models=models,
-            artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template),
+            artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template,
+                                    retention=retention_of(settings)),
             descriptions=descriptions,
             vector_store_factory=open_vector_store,
             governance=governance,
@@ -134,6 +136,15 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
         for adapter in adapters.values():
             adapter.close()
         raise
+
+
+def retention_of(settings: Settings) -> Retention:
+    """The artifact retention the settings ask for; a run's own files are kept while it may run."""
+    from nl2sql.execution.retention import Retention
+
+    days, keep = settings.artifact_retention_days, settings.artifact_retention
+    return Retention(keep=keep or None, max_age_s=days * 86400 if days else None,
+                     grace_s=settings.pipeline_timeout_s)
 
 
 def _resolve_sources(target: str | None, file_config: FileConfig,

@@ -1,4 +1,4 @@
-"""The `nl2sql` command: ask, run (the same), demo, doctor, bench."""
+"""The `nl2sql` command: ask, run (the same), demo, doctor, clean, bench."""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ def _parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check the configuration, the models and the datasources")
     doctor.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
     doctor.add_argument("--offline", action="store_true", help="do not call any model")
+    clean = sub.add_parser("clean", help="remove result artifacts (and snapshots) of the project folder")
+    clean.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
+    clean.add_argument("--snapshots", action="store_true", help="also remove the schema snapshots")
+    clean.add_argument("-n", "--dry-run", action="store_true", help="list what would be removed")
     demo = sub.add_parser("demo", help="build the demo data and answer the demo questions")
     demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (1.0 ≈ 100k order items)")
     add_bench_parser(sub)
@@ -45,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
             from nl2sql.cli.doctor import run_doctor
 
             return run_doctor(console, config=args.config, offline=args.offline)
+        if args.command == "clean":
+            from nl2sql.cli.clean import run_clean
+
+            return run_clean(console, config=args.config, snapshots=args.snapshots, dry_run=args.dry_run)
         if args.command == "bench":
             from nl2sql.eval.cli import run_bench
 

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from nl2sql.errors import ConfigError
 from nl2sql.execution.models import ArtifactColumn, ArtifactRef
+from nl2sql.execution.retention import Retention, expired, remove_files
 from nl2sql.files import inside, private_dir, safe_component
 
 __all__ = ["ArtifactStore", "LocalBackend", "content_hash", "local_path", "safe_component"]
@@ -148,10 +149,12 @@ class ArtifactStore:
         path_template: str = DEFAULT_PATH_TEMPLATE,
         *,
         backend: ArtifactBackend | None = None,
+        retention: Retention | None = None,
     ) -> None:
         self.root = Path(root).expanduser().absolute()
         self.path_template = path_template
         self.backend: ArtifactBackend = backend or LocalBackend()
+        self.retention = retention or Retention()
         self._fields = _template_fields(path_template)
         if path_template.endswith(("/", os.sep)) or not path_template.strip():
             raise ConfigError("artifact path template must name a file, not a folder")
@@ -208,6 +211,7 @@ class ArtifactStore:
             tenant_id=tenant_id, request_id=request_id, sub_query_id=sub_query_id, **meta
         )
         uri, size = self.backend.write_table(table, path)
+        self.prune()
         return ArtifactRef(
             uri=uri,
             backend=self.backend.name,
@@ -219,6 +223,19 @@ class ArtifactStore:
             truncated=truncated,
             created_at=datetime.now(UTC),
         )
+
+    def prune(self) -> list[Path]:
+        """Remove the local artifacts the retention setting no longer keeps; the paths removed.
+
+        Best effort: a file another session removed first, or one that cannot be removed, is
+        skipped — pruning never fails the write that triggered it.
+        """
+        if not self.retention.limited or not isinstance(self.backend, LocalBackend):
+            return []
+        try:
+            return remove_files(self.root, expired(self.root, self.retention))
+        except OSError:
+            return []
 
     def read(self, ref: ArtifactRef, *, verify: bool = False) -> pa.Table:
         """Read an artifact back; with `verify`, raise ValueError if its data changed."""
