@@ -8,6 +8,7 @@ that cannot schedule work (`PipelineExecutionError`, which carries the PipelineE
 
 from __future__ import annotations
 
+import re
 import traceback
 from enum import StrEnum
 from typing import Any
@@ -153,6 +154,19 @@ class PipelineExecutionError(NL2SQLError):
         self.error = error
 
 
+# `scheme://user:password@`: the password ends at the first `@`, as SQLAlchemy's URL parser reads it.
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*):[^@\s]*@")
+
+
+def mask_url_passwords(text: object) -> str:
+    """`text` with the password of every URL in it replaced by `***`.
+
+    >>> mask_url_passwords("cannot reach postgresql://app:s3cr/t@db:5432/x")
+    'cannot reach postgresql://app:***@db:5432/x'
+    """
+    return _URL_PASSWORD.sub(r"\1:***@", str(text))
+
+
 class SQLGenError(NL2SQLError):
     """A plan that cannot be rendered as SQL, or an unknown dialect name."""
 
@@ -164,7 +178,7 @@ class SQLGenError(NL2SQLError):
 def safe_one_line(text: object, limit: int | None = 240, *, whole: bool = False) -> str:
     """`text` as one trimmed line, clipped at `limit` characters (None: never) with "…".
 
-    The one place text is made to fit on a line. By default only the first line is kept: in an
+    The one place text is made to fit on a line; URL passwords are masked. By default only the first line is kept: in an
     error message the rest is a trace or the SQL, which a user should not see. `whole=True`
     joins every line (whitespace squeezed) instead, for descriptions shown to a model, where the
     rest still says something.
@@ -174,7 +188,7 @@ def safe_one_line(text: object, limit: int | None = 240, *, whole: bool = False)
     >>> safe_one_line("abcdef", 4)
     'abc…'
     """
-    raw = str(text).strip()
+    raw = mask_url_passwords(text).strip()
     line = " ".join(raw.split()) if whole else (raw.splitlines()[0] if raw else "")
     return line if limit is None or len(line) <= limit else line[: limit - 1] + "…"
 
@@ -206,6 +220,6 @@ def crash(node: str, code: ErrorCode, exc: BaseException, **kw: Any) -> Pipeline
         node,
         code,
         f"{node} failed: {type(exc).__name__}: {safe_one_line(exc)}",
-        trace="".join(traceback.format_exception(exc)),
+        trace=mask_url_passwords("".join(traceback.format_exception(exc))),
         **kw,
     )

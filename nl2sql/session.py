@@ -18,6 +18,7 @@ from nl2sql.errors import ConfigError
 from nl2sql.governance import actions
 from nl2sql.governance.services import Governance
 from nl2sql.governance.stores import ApprovalStore, PinStore
+from nl2sql.question import clean_question
 from nl2sql.result import QueryResult
 from nl2sql.security.rbac import UserContext
 from nl2sql.settings import FileConfig, Settings
@@ -116,6 +117,8 @@ class Session:
         `plan` (a PlanModel or its dict) runs that plan instead of planning (a pin of source
         "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
         """
+        if isinstance(question, str):
+            question = clean_question(question)  # shell bytes, NUL, escapes: plain text from here
         if not isinstance(question, str) or not question.strip():
             raise ValueError("the question is empty")
         question = question.strip()

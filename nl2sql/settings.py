@@ -16,11 +16,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from nl2sql.errors import ConfigError
+from nl2sql.errors import ConfigError, mask_url_passwords
 
 CONFIG_FILE = "nl2sql.toml"
 PROJECT_DIR = ".nl2sql"
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# A datasource id names files (its schema snapshot), so it must be one plain file name.
+_SOURCE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+SOURCE_ID_RULE = "1-64 ASCII letters, digits, '_', '-' or '.', starting with a letter or digit"
+# Keys whose values are secrets wherever a configuration is shown (repr, str).
+_SECRET_KEY = re.compile(r"pass(word)?|secret|token|api_?key|credential", re.IGNORECASE)
 
 
 class Settings(BaseSettings):
@@ -47,11 +52,51 @@ class Settings(BaseSettings):
         12, ge=1, description="schemas with at most this many tables skip table retrieval"
     )
     artifact_path_template: str = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
+    artifact_retention: int = Field(
+        1000, ge=0, description="result artifacts kept (the newest); 0 keeps every one"
+    )
+    artifact_retention_days: float = Field(
+        0.0, ge=0, description="result artifacts older than this are removed; 0: no age limit"
+    )
     answer_preview_rows: int = Field(20, ge=1)
     project_dir: Path | None = None  # default: .nl2sql beside the config file, or in the cwd
 
 
-class SourceConfig(BaseModel):
+def check_source_id(source_id: object) -> str:
+    """`source_id`, or a ConfigError naming it and what an id may be (ids become file names).
+
+    >>> check_source_id("crm_2024")
+    'crm_2024'
+    """
+    if not isinstance(source_id, str) or not _SOURCE_ID.fullmatch(source_id):
+        shown = ascii(source_id) if isinstance(source_id, str) else repr(source_id)
+        raise ConfigError(f"datasource id {shown} is not allowed: use {SOURCE_ID_RULE}")
+    return source_id
+
+
+def masked(value: Any) -> Any:
+    """`value` fit to show: URL passwords masked, values of secret-named keys replaced."""
+    if isinstance(value, str):
+        return mask_url_passwords(value)
+    if isinstance(value, dict):
+        return {
+            k: "***" if isinstance(k, str) and _SECRET_KEY.search(k) and v else masked(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return type(value)(masked(v) for v in value)
+    return value
+
+
+class _Masked(BaseModel):
+    """A model whose repr and str never show a password or a key."""
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, masked(value) if not isinstance(value, BaseModel) else value
+
+
+class SourceConfig(_Masked):
     """One `[sources.<id>]` table of the config file."""
 
     model_config = ConfigDict(extra="forbid")
@@ -97,7 +142,7 @@ class CuratedConfig(BaseModel):
     threshold: float = Field(0.9, gt=0.0, le=1.0, description="embedding similarity to match")
 
 
-class FileConfig(BaseModel):
+class FileConfig(_Masked):
     """The whole config file, validated."""
 
     model_config = ConfigDict(extra="forbid")
@@ -146,6 +191,11 @@ def load_config_file(path: Path | None) -> FileConfig:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"{path.name}: {where}: {first['msg']}") from None
+    for source_id in config.sources:
+        try:
+            check_source_id(source_id)
+        except ConfigError as exc:
+            raise ConfigError(f"{path.name}: sources: {exc}") from None
     return config.model_copy(update={"path": path.resolve()})
 
 

@@ -23,6 +23,7 @@ from nl2sql.settings import (
     Settings,
     SourceConfig,
     build_settings,
+    check_source_id,
     expand_env,
     find_config_file,
     load_config_file,
@@ -30,9 +31,11 @@ from nl2sql.settings import (
 )
 
 if TYPE_CHECKING:
+    from nl2sql.execution.retention import Retention
     from nl2sql.governance.services import Governance
     from nl2sql.retrieval.breaker import CircuitBreaker
     from nl2sql.retrieval.store import VectorStore
+    from nl2sql.schema.models import SchemaSnapshot
 
 
 def connect(
@@ -109,19 +112,22 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
                 sample_values=settings.sample_values,
             )
         descriptions = {sid: src.description or "" for sid, src in sources.items()}
-        schemas = SchemaStore(adapters, folder / "snapshots")
+        redact = governance.redact_samples if governance is not None else None
+        schemas = SchemaStore(adapters, folder / "snapshots", redact=redact)
 
         def open_vector_store(breaker: CircuitBreaker) -> VectorStore:
             # Created on first use only: by the resolver when several sources are registered, by
             # the schema retriever when a schema is large.
-            return _open_vector_store(folder / "chroma", breaker, adapters, schemas, descriptions)
+            return _open_vector_store(folder / "chroma", breaker, adapters, schemas, descriptions,
+                                      redact)
 
         return NL2SQLContext(
             settings=settings,
             datasources=adapters,
             schemas=schemas,
             models=models,
-            artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template),
+            artifacts=ArtifactStore(folder / "artifacts", settings.artifact_path_template,
+                                    retention=retention_of(settings)),
             descriptions=descriptions,
             vector_store_factory=open_vector_store,
             governance=governance,
@@ -132,6 +138,15 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
         raise
 
 
+def retention_of(settings: Settings) -> Retention:
+    """The artifact retention the settings ask for; a run's own files are kept while it may run."""
+    from nl2sql.execution.retention import Retention
+
+    days, keep = settings.artifact_retention_days, settings.artifact_retention
+    return Retention(keep=keep or None, max_age_s=days * 86400 if days else None,
+                     grace_s=settings.pipeline_timeout_s)
+
+
 def _resolve_sources(target: str | None, file_config: FileConfig,
                      sources: Mapping[str, Any] | None,
                      frames: Mapping[str, Any] | None = None) -> dict[str, SourceConfig]:
@@ -139,7 +154,7 @@ def _resolve_sources(target: str | None, file_config: FileConfig,
         raise ConfigError("the source id 'frames' is taken by connect(frames=...); rename the source")
     if sources:
         return {
-            sid: SourceConfig(url=expand_env(str(spec)))
+            check_source_id(sid): SourceConfig(url=expand_env(str(spec)))
             if isinstance(spec, str | Path)
             else SourceConfig(**expand_env(dict(spec)))
             for sid, spec in sources.items()
@@ -159,14 +174,17 @@ def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModel
 
 
 def _open_vector_store(path: Path, breaker: CircuitBreaker, adapters: Mapping[str, Any],
-                       schemas: SchemaStore, descriptions: Mapping[str, str]) -> VectorStore:
-    """The chromadb store with every datasource and its tables indexed (idempotent)."""
+                       schemas: SchemaStore, descriptions: Mapping[str, str],
+                       redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None) -> VectorStore:
+    """The chromadb store with every datasource and its tables indexed (idempotent); sample
+    values of denied columns are never indexed (the store is a file anyone with it can read)."""
     from nl2sql.retrieval.store import DatasourceDoc, VectorStore
 
     store = VectorStore(path, breaker=breaker)
     docs = []
     for sid in adapters:
         snapshot = schemas.get(sid)
+        snapshot = redact(snapshot) if redact is not None else snapshot
         store.index_tables(sid, snapshot)
         summaries = [t.description or t.key.replace("_", " ") for t in snapshot.tables]
         docs.append(DatasourceDoc(id=sid, description=descriptions.get(sid, ""), table_summaries=summaries))

@@ -1,11 +1,13 @@
-"""The `nl2sql` command: ask, run (the same), demo, doctor, bench."""
+"""The `nl2sql` command: ask, run (the same), demo, doctor, clean, bench."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from nl2sql.errors import NL2SQLError
+from rich.markup import escape
+
+from nl2sql.errors import NL2SQLError, mask_url_passwords
 from nl2sql.eval.cli import add_bench_parser
 
 
@@ -23,6 +25,10 @@ def _parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check the configuration, the models and the datasources")
     doctor.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
     doctor.add_argument("--offline", action="store_true", help="do not call any model")
+    clean = sub.add_parser("clean", help="remove result artifacts (and snapshots) of the project folder")
+    clean.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
+    clean.add_argument("--snapshots", action="store_true", help="also remove the schema snapshots")
+    clean.add_argument("-n", "--dry-run", action="store_true", help="list what would be removed")
     demo = sub.add_parser("demo", help="build the demo data and answer the demo questions")
     demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (1.0 ≈ 100k order items)")
     add_bench_parser(sub)
@@ -43,13 +49,17 @@ def main(argv: list[str] | None = None) -> int:
             from nl2sql.cli.doctor import run_doctor
 
             return run_doctor(console, config=args.config, offline=args.offline)
+        if args.command == "clean":
+            from nl2sql.cli.clean import run_clean
+
+            return run_clean(console, config=args.config, snapshots=args.snapshots, dry_run=args.dry_run)
         if args.command == "bench":
             from nl2sql.eval.cli import run_bench
 
             return run_bench(console, args)
         return _ask(console, args)
     except (NL2SQLError, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        Console(stderr=True).print(f"[red]error:[/red] {escape(mask_url_passwords(exc))}")
         return 1
 
 

@@ -37,6 +37,7 @@ _CONFIG: dict[str, Any] = {
     "lock_configuration": True,
 }
 _INTROSPECTION_TIMEOUT_S = 10.0
+_CLOSE_WAIT_S = 2.0  # how long close() waits for interrupted calls to end
 _MAX_BATCH = 65_536
 
 # Exception class name -> kind, for queries the database rejected as wrong (the agent may re-plan).
@@ -96,6 +97,7 @@ class DuckDBAdapter(SQLAdapter):
                 f"datasource {id!r}: cannot open {self.path}: {safe_one_line(exc)}"
             ) from exc
         self._lock = threading.Lock()
+        self._running: set[duckdb.DuckDBPyConnection] = set()  # cursors with a call in progress
 
     def __repr__(self) -> str:
         return f"DuckDBAdapter(id={self.id!r}, path={str(self.path)!r})"
@@ -125,18 +127,25 @@ class DuckDBAdapter(SQLAdapter):
         return self._snapshot(tables)
 
     def close(self) -> None:
-        """Close the connection; later calls fail with a non-retryable ResultError."""
+        """Close the connection; later calls fail with a non-retryable ResultError.
+
+        A call of a timed-out run may still be running on a cursor (its thread was abandoned):
+        DuckDB then refuses to close ("connection is busy"). So every open cursor is interrupted
+        first and given a moment to end; closing never raises.
+        """
         with self._lock:
             con, self._con = self._con, None
+            running = list(self._running)
         if con is None:
             return
-        try:
-            con.close()
-        except duckdb.Error:
-            # A query of a timed-out run still holds the connection: stop it, then close.
-            con.interrupt()
+        for cur in running:
             with suppress(duckdb.Error):
-                con.close()
+                cur.interrupt()
+        deadline = time.monotonic() + _CLOSE_WAIT_S
+        while self._running and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with suppress(duckdb.Error):  # still busy after the wait: it is released when the call ends
+            con.close()
 
     def _rows(self, sql: str, timeout_s: float = _INTROSPECTION_TIMEOUT_S) -> list[tuple[Any, ...]]:
         with self._cursor(timeout_s, sql) as cur:
@@ -149,6 +158,7 @@ class DuckDBAdapter(SQLAdapter):
             if self._con is None:
                 raise ResultError("the datasource is closed", retryable=False, kind="connection")
             cur = self._con.cursor()
+            self._running.add(cur)
         fired = threading.Event()
 
         def interrupt() -> None:
@@ -169,7 +179,10 @@ class DuckDBAdapter(SQLAdapter):
             raise
         finally:
             timer.cancel()
-            cur.close()
+            with suppress(duckdb.Error):  # close() may have closed the connection under it
+                cur.close()
+            with self._lock:
+                self._running.discard(cur)
 
 
 def classify_error(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import string
 import tempfile
 from datetime import UTC, datetime
@@ -28,6 +27,10 @@ import pyarrow.parquet as pq
 
 from nl2sql.errors import ConfigError
 from nl2sql.execution.models import ArtifactColumn, ArtifactRef
+from nl2sql.execution.retention import Retention, expired, remove_files
+from nl2sql.files import inside, private_dir, safe_component
+
+__all__ = ["ArtifactStore", "LocalBackend", "content_hash", "local_path", "safe_component"]
 
 DEFAULT_PATH_TEMPLATE = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
 PLACEHOLDERS = frozenset(
@@ -42,7 +45,6 @@ PLACEHOLDERS = frozenset(
     }
 )
 _META_KEYS = PLACEHOLDERS - {"root", "tenant_id", "request_id", "sub_query_id"}
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class ArtifactBackend(Protocol):
@@ -62,7 +64,7 @@ class LocalBackend:
 
     def write_table(self, table: pa.Table, path: Path) -> tuple[str, int]:
         """Write `table` to `path` atomically; return its URI and size in bytes."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)  # results are data: 0700 folders, 0600 files (mkstemp's mode)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         os.close(fd)
         try:
@@ -120,22 +122,6 @@ def _ipc_bytes(array: pa.Array) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def safe_component(value: str) -> str:
-    """`value` as one safe path component: no separators, no `..`, no leading dot.
-
-    A value that had to change gets a short hash of the original, so distinct ids stay distinct.
-
-    >>> safe_component("sq_1a2b")
-    'sq_1a2b'
-    >>> safe_component("../etc").startswith("_etc-")
-    True
-    """
-    clean = _UNSAFE.sub("_", value).lstrip(".")[:100]
-    if clean == value:
-        return value
-    return f"{clean or '_'}-{hashlib.sha256(value.encode()).hexdigest()[:8]}"
-
-
 def _template_fields(template: str) -> set[str]:
     try:
         parsed = list(string.Formatter().parse(template))
@@ -163,10 +149,12 @@ class ArtifactStore:
         path_template: str = DEFAULT_PATH_TEMPLATE,
         *,
         backend: ArtifactBackend | None = None,
+        retention: Retention | None = None,
     ) -> None:
         self.root = Path(root).expanduser().absolute()
         self.path_template = path_template
         self.backend: ArtifactBackend = backend or LocalBackend()
+        self.retention = retention or Retention()
         self._fields = _template_fields(path_template)
         if path_template.endswith(("/", os.sep)) or not path_template.strip():
             raise ConfigError("artifact path template must name a file, not a folder")
@@ -201,7 +189,12 @@ class ArtifactStore:
             path = self.root / path
         if "sub_query_id" not in self._fields:
             path = path.with_name(f"{path.stem}-{safe_component(sub_query_id)}{path.suffix}")
-        return path
+        try:
+            return inside(self.root, path)
+        except ValueError:
+            raise ConfigError(
+                f"artifact path template {self.path_template!r} leads outside {self.root}"
+            ) from None
 
     def write(
         self,
@@ -218,6 +211,7 @@ class ArtifactStore:
             tenant_id=tenant_id, request_id=request_id, sub_query_id=sub_query_id, **meta
         )
         uri, size = self.backend.write_table(table, path)
+        self.prune()
         return ArtifactRef(
             uri=uri,
             backend=self.backend.name,
@@ -229,6 +223,19 @@ class ArtifactStore:
             truncated=truncated,
             created_at=datetime.now(UTC),
         )
+
+    def prune(self) -> list[Path]:
+        """Remove the local artifacts the retention setting no longer keeps; the paths removed.
+
+        Best effort: a file another session removed first, or one that cannot be removed, is
+        skipped — pruning never fails the write that triggered it.
+        """
+        if not self.retention.limited or not isinstance(self.backend, LocalBackend):
+            return []
+        try:
+            return remove_files(self.root, expired(self.root, self.retention))
+        except OSError:
+            return []
 
     def read(self, ref: ArtifactRef, *, verify: bool = False) -> pa.Table:
         """Read an artifact back; with `verify`, raise ValueError if its data changed."""

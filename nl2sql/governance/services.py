@@ -16,6 +16,7 @@ from typing import Any
 from nl2sql.context import NL2SQLContext
 from nl2sql.governance.curated import CuratedStore
 from nl2sql.governance.hooks import HookRegistry
+from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.security.rbac import UNRESTRICTED, Access, PolicySchemaView, PolicySet, UserContext
 from nl2sql.settings import FileConfig
 
@@ -33,6 +34,10 @@ class Governance:
     def access_for(self, user: UserContext | None) -> Access:
         """What `user` may read: everything without policies, else their roles' grants."""
         return UNRESTRICTED if self.policies is None else self.policies.access_for(user)
+
+    def redact_samples(self, snapshot: SchemaSnapshot) -> SchemaSnapshot:
+        """What a file may keep of `snapshot`: no sample values of a column a policy denies."""
+        return snapshot if self.policies is None else self.policies.redact_samples(snapshot)
 
     @property
     def curated_configured(self) -> bool:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
-import uuid
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from nl2sql.files import private_dir, write_private
 from nl2sql.governance.approvals import Approval, ApprovalRequest, PinnedRun
 
 #: Written beside the stores so a project folder committed to git keeps only readable state.
@@ -37,12 +36,10 @@ def normalize_question(question: str) -> str:
 def write_text_atomic(path: Path, data: str, project: Path | None = None) -> None:
     """Write `data` to `path` atomically, creating its folder; with `project` (the .nl2sql
     folder), also its .gitignore for the caches, when there is none yet."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     if project is not None and not (project / ".gitignore").exists():
         (project / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.write_text(data, encoding="utf-8")
-    os.replace(tmp, path)
+    write_private(path, data)  # pins and approvals quote questions and SQL: 0600
 
 
 class PinRecord(BaseModel):
@@ -62,7 +59,8 @@ class PinStore:
 
     @staticmethod
     def key(question: str, datasource: str | None = None) -> str:
-        blob = f"{normalize_question(question)}\x1f{datasource or ''}".encode()
+        # surrogatepass: a question read from undecodable shell bytes still has a key
+        blob = f"{normalize_question(question)}\x1f{datasource or ''}".encode("utf-8", "surrogatepass")
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def save(self, question: str, pinned: PinnedRun, datasource: str | None = None) -> Path:

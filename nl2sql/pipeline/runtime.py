@@ -31,6 +31,7 @@ from nl2sql.pipeline.graph import RunCancelled
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.pipeline.trace import StateTree, TraceRecorder, reducers_of
+from nl2sql.question import clean_question
 from nl2sql.security.rbac import UserContext
 
 
@@ -62,9 +63,9 @@ def run_with_graph(
     user = user_context or UserContext()
     # The run sees the schemas as this user may read them (policies filter every snapshot).
     run_ctx = for_user(ctx.for_run(on_event, deadline=time.monotonic() + limit, cancel_token=cancel_token), user)
-    asked, notes, refusal = run_before(run_ctx, question, user, datasource_id)
+    asked, notes, refusal = run_before(run_ctx, clean_question(question), user, datasource_id)
     state = GraphState(
-        user_query=asked,
+        user_query=clean_question(asked),  # a run.before hook may rewrite it
         user_context=user,
         datasource_id=datasource_id,
         reasoning=notes,

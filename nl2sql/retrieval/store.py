@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from nl2sql.errors import safe_one_line
+from nl2sql.files import make_private, private_dir
 from nl2sql.retrieval.breaker import CircuitBreaker, VectorStoreError
 from nl2sql.retrieval.documents import DatasourceDoc, datasource_text, table_text
 from nl2sql.retrieval.embeddings import HashingEmbedding
@@ -64,6 +65,8 @@ class VectorStore:
                 documents=[datasource_text(d) for d in chunk],
                 metadatas=[{"datasource_id": d.id} for d in chunk],
             )
+        if self.path is not None:
+            make_private(self.path)
 
     def index_tables(
         self, datasource_id: str, snapshot: SchemaSnapshot, *, force: bool = False
@@ -90,6 +93,8 @@ class VectorStore:
                     for t in chunk
                 ],
             )
+        if self.path is not None:
+            make_private(self.path)  # chromadb's new segment files follow the umask
         return True
 
     def indexed_fingerprint(self, datasource_id: str) -> str | None:
@@ -186,8 +191,10 @@ class VectorStore:
         register_embedding_function(type(self.embedding))
         settings = Settings(anonymized_telemetry=False)
         if self.path is not None:
-            self.path.mkdir(parents=True, exist_ok=True)
-            return chromadb.PersistentClient(path=str(self.path), settings=settings)
+            private_dir(self.path)  # the index holds sample values: nobody else may read it
+            client = chromadb.PersistentClient(path=str(self.path), settings=settings)
+            make_private(self.path)
+            return client
         # all in-memory clients of a process share one system: a private database keeps
         # two in-memory stores (two sessions, two tests) from seeing each other's documents
         self._database = f"nl2sql_{uuid.uuid4().hex[:12]}"
@@ -221,6 +228,8 @@ class VectorStore:
                 self._database = None
             self._client = None
             self._collections.clear()
+            if self.path is not None:
+                make_private(self.path)  # segment files chromadb wrote since the last index
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path is not None else "memory"

@@ -1,9 +1,14 @@
-"""SchemaStore: one SchemaSnapshot per datasource, fetched once and cached."""
+"""SchemaStore: one SchemaSnapshot per datasource, fetched once and cached.
+
+The readable copy written to `<project>/snapshots/<id>.json` holds sample values, so it is a
+private file (0600) named by a sanitized id inside the folder, and `redact` removes what no file
+may keep (sample values of columns a policy denies) before it is written.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,9 +20,11 @@ if TYPE_CHECKING:
 class SchemaStore:
     """Schema snapshots per datasource, fetched once and cached (thread-safe)."""
 
-    def __init__(self, datasources: Mapping[str, DatasourceAdapter], folder: Path | None = None):
+    def __init__(self, datasources: Mapping[str, DatasourceAdapter], folder: Path | None = None,
+                 redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None):
         self._datasources = datasources
         self._folder = folder
+        self._redact = redact
         self._cache: dict[str, SchemaSnapshot] = {}
         self._lock = threading.Lock()
 
@@ -40,6 +47,8 @@ class SchemaStore:
         # A readable copy for the analyst (and for diffs in git); the cache stays authoritative.
         if self._folder is None:
             return
-        self._folder.mkdir(parents=True, exist_ok=True)
-        target = self._folder / f"{snapshot.datasource_id}.json"
-        target.write_text(snapshot.model_dump_json(indent=1), encoding="utf-8")
+        from nl2sql.files import inside, safe_component, write_private
+
+        target = inside(self._folder, self._folder / f"{safe_component(snapshot.datasource_id)}.json")
+        shown = self._redact(snapshot) if self._redact is not None else snapshot
+        write_private(target, shown.model_dump_json(indent=1))

@@ -97,6 +97,17 @@ class PolicySet(BaseModel):
             loc = ".".join(str(p) for p in first["loc"])
             raise ConfigError(f"{where}: {loc}: {first['msg']}") from None
 
+    def redact_samples(self, snapshot: SchemaSnapshot) -> SchemaSnapshot:
+        """`snapshot` without the sample values of every column some role may not read.
+
+        Files (the snapshot copy, the vector store) are read by whoever can open them, not by a
+        role: they keep sample values only of columns every role granting the datasource reads.
+        """
+        grants = [r.datasources[snapshot.datasource_id] for r in self.roles.values()
+                  if snapshot.datasource_id in r.datasources]
+        tables = [_redact_table(t, [_DsAccess((g,)) for g in grants]) for t in snapshot.tables]
+        return snapshot.model_copy(update={"tables": tables})
+
     def access_for(self, user: UserContext | None) -> Access:
         """The union of the grants of `user`'s roles (nothing when no role is known)."""
         roles = tuple((user or UserContext()).roles)
@@ -132,6 +143,22 @@ class _DsAccess:
 
 
 _NOT_GRANTED: Any = object()  # a role that does not grant the table at all
+
+
+def _redact_table(table: Table, grants: list[_DsAccess]) -> Table:
+    """`table` with samples kept only on columns every one of `grants` reads (none: no one)."""
+    def readable(column: str) -> bool:
+        return bool(grants) and all(
+            g.table_allowed(table) and ((cols := g.columns_of(table)) is None or column in cols)
+            for g in grants
+        )
+
+    if all(readable(c.name.lower()) or not c.samples for c in table.columns):
+        return table
+    return table.model_copy(update={"columns": [
+        c if readable(c.name.lower()) else c.model_copy(update={"samples": []})
+        for c in table.columns
+    ]})
 
 
 def _column_list(grant: DatasourceGrant, table: Table):

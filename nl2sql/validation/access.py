@@ -45,9 +45,10 @@ def _star_columns(ctx: RuleContext, scope: PlanScope, star: Star, findings: dict
     for table in tables:
         denied = [c.name for c in table.columns if not _column_allowed(ctx, table.key, c.name)]
         if denied:
+            # Only how many: the names of denied columns are what the policy hides from this user.
             message = f"SELECT * on {table.key!r} would read columns the access policy denies."
             findings[(table.key.lower(), "*")] = _denied(
-                message, table=table.key, columns=denied, path=scope.path
+                message, table=table.key, denied_columns=len(denied), path=scope.path
             )
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from nl2sql.errors import ErrorCode, NL2SQLError, safe_one_line
+from nl2sql.errors import ErrorCode, NL2SQLError, mask_url_passwords, safe_one_line
 
 # Key-looking tokens: OpenAI/Anthropic style prefixes and long opaque strings after "key".
 _KEYLIKE = re.compile(r"\b(sk|pk|rk|sess|key)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECASE)
@@ -50,7 +50,7 @@ class ModelCallCancelled(ModelCallError):
 
 def redact(text: object, secrets: Iterable[str] = ()) -> str:
     """`text` with the given secrets, key-like tokens, bearer tokens and URL passwords removed."""
-    out = str(text)
+    out = mask_url_passwords(text)
     for secret in secrets:
         if secret and len(secret) >= 4:
             out = out.replace(secret, "[redacted]")

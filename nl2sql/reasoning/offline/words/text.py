@@ -16,10 +16,12 @@ _TOKEN = re.compile(
     r"|(?P<date>\d{4}-\d{2}-\d{2})"
     r"|(?P<number>\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"|(?P<op>>=|<=|!=|<>|[<>=])"
-    r"|(?P<word>[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?)"
+    r"|(?P<word>[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?)"
     r"|(?P<punct>[,;])"
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[^\W\d_])(?=[0-9])")
+# A letter or digit of any script: identifiers and questions may be Cyrillic, CJK, accented...
+_NOT_WORD = re.compile(r"[\W_]+")
 
 # Function words: they carry the shape of a question, never its subject.
 STOP = frozenset(
@@ -209,9 +211,13 @@ def canon(word: str) -> str:
 
 
 def split_identifier(name: str) -> list[str]:
-    """Split `list_price`, `ListPrice`, `loan-items 2` into lower-case words, abbreviations expanded."""
-    parts = re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", name))
-    words = [p.lower() for p in parts if p]
+    """Split `list_price`, `ListPrice`, `loan-items 2`, `сумма_итого` into lower-case words,
+    abbreviations expanded. Letters of any script are word letters; a name with no letter or
+    digit at all (an emoji) is one word as written, so every identifier has at least one word."""
+    parts = _NOT_WORD.split(_CAMEL.sub(" ", name))
+    words = [p.lower() for p in parts if p] or ([name.strip().lower()] if name.strip() else [])
+    if not words:
+        return []
     # an initial glued to "name" ("xname" for x in f, l, m): first / last / middle name
     words = [x for w in words for x in ([w[0], "name"] if _GLUED_INITIAL.match(w) else [w])]
     words = [
