@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from nl2sql.errors import ConfigError, NL2SQLError, safe_one_line
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from nl2sql.datasources.base import DatasourceAdapter
     from nl2sql.reasoning.llm.config import ModelConfig
     from nl2sql.settings import FileConfig, Settings
 
@@ -57,8 +58,10 @@ def run_doctor(
     )
     console.print(f"[bold]config file:[/bold] {escape(where)}")
     console.print(_settings_table(file_config, settings, env))
-    probes = {} if offline else _probe_models(models.configs)
-    console.print(_models_table(models.configs, models.sources, probes, env, offline))
+    # No explicit models here, and a file cannot say "no model": every node has a config.
+    configs = {node: c for node, c in models.configs.items() if c is not None}
+    probes = {} if offline else _probe_models(configs)
+    console.print(_models_table(configs, models.sources, probes, env, offline))
     sources = _check_sources(file_config, settings)
     console.print(_sources_table(sources))
     # Nodes sharing a model share its probe: each broken model or source counts once.
@@ -98,7 +101,7 @@ def _probe_key(config: ModelConfig) -> str:
 def _probe_models(configs: Mapping[str, ModelConfig]) -> dict[str, Probe]:
     """One tiny call per distinct model (offline nodes need none)."""
     done: dict[str, Probe] = {}
-    out = {}
+    out: dict[str, Probe] = {}
     for node, config in configs.items():
         if config.is_offline:
             continue
@@ -146,7 +149,13 @@ def key_status(config: ModelConfig, env: Mapping[str, str]) -> str:
     return f"set (env {var})" if env.get(var) else f"missing: set {var}"
 
 
-def _models_table(configs, sources, probes: Mapping[str, Probe], env, offline: bool) -> Any:
+def _models_table(
+    configs: Mapping[str, ModelConfig],
+    sources: Mapping[str, Mapping[str, str]],
+    probes: Mapping[str, Probe],
+    env: Mapping[str, str],
+    offline: bool,
+) -> Any:
     from rich.table import Table
 
     from nl2sql.reasoning.llm.chat import endpoint, structured_method
@@ -205,7 +214,9 @@ def _check_sources(file_config: FileConfig, settings: Settings) -> list[tuple[st
     return rows
 
 
-def _probe_source(opener, sid: str, location: str, settings: Settings) -> Probe:
+def _probe_source(
+    opener: Callable[..., DatasourceAdapter], sid: str, location: str, settings: Settings
+) -> Probe:
     started = time.monotonic()
     try:
         adapter = opener(sid, location, timeout_s=settings.statement_timeout_s)

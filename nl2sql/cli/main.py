@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
 from nl2sql.errors import NL2SQLError, mask_url_passwords
 from nl2sql.eval.cli import add_bench_parser
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _ask(console, args) -> int:
+def _ask(console: Console, args: argparse.Namespace) -> int:
     from nl2sql.cli.render import print_result
     from nl2sql.wiring import connect
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,7 +25,8 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
         console.print(Panel(result.answer, title="answer", expand=False))
     for out in result.sub_queries:
         if out.sql_draft:
-            title = f"{out.sub_query.datasource_id} · {out.dialect} · {out.status}"
+            source = out.sub_query.datasource_id if out.sub_query else out.subgraph_id
+            title = f"{source} · {out.dialect} · {out.status}"
             console.print(Panel(Syntax(out.sql_draft, "sql", word_wrap=True), title=title, expand=False))
     table = result.table()
     if table is not None and table.num_rows > 1:
@@ -45,7 +46,7 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
     print_usage(console, result.usage)
 
 
-def print_usage(console: Console, usage: dict) -> None:
+def print_usage(console: Console, usage: dict[str, Any]) -> None:
     """One line per run and per node: model calls and tokens (nothing when no model was called)."""
     total = usage.get("total", {})
     if not total.get("calls"):

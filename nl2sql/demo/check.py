@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -15,9 +15,9 @@ if TYPE_CHECKING:
     from nl2sql.session import Session
 
 
-def normalize_rows(table: pa.Table) -> Counter:
+def normalize_rows(table: pa.Table) -> Counter[tuple[Any, ...]]:
     """Rows as a multiset; column order and names ignored, numbers rounded to 4 places."""
-    rows = Counter()
+    rows: Counter[tuple[Any, ...]] = Counter()
     for row in table.to_pylist():
         rows[tuple(sorted((_norm(v) for v in row.values()), key=repr))] += 1
     return rows

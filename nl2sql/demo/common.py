@@ -18,4 +18,5 @@ def rng_for(part: int) -> np.random.Generator:
 def zipf(n: int, exponent: float, offset: float = 0.0) -> np.ndarray:
     """Probabilities falling off as 1 / (rank + offset) ** exponent (rank 1 most likely)."""
     weights = 1.0 / (np.arange(1, n + 1) + offset) ** exponent
-    return weights / weights.sum()
+    probabilities: np.ndarray = weights / weights.sum()
+    return probabilities

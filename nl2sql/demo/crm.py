@@ -83,7 +83,10 @@ def _iso(day: np.datetime64) -> str:
 def _tiers(spend: np.ndarray) -> np.ndarray:
     """Platinum: top 10% by revenue, Gold: next 20%, Silver: next 30%, Bronze: the rest."""
     rank = np.argsort(np.argsort(-spend, kind="stable"), kind="stable") / max(len(spend), 1)
-    return np.array(data.TIERS)[np.select([rank < 0.1, rank < 0.3, rank < 0.6], [3, 2, 1], 0)]
+    tiers: np.ndarray = np.array(data.TIERS)[
+        np.select([rank < 0.1, rank < 0.3, rank < 0.6], [3, 2, 1], 0)
+    ]
+    return tiers
 
 
 def _accounts(facts: CustomerFacts) -> tuple[Rows, list[str]]:

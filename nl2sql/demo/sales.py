@@ -22,7 +22,8 @@ def _day_weights(days: np.ndarray) -> np.ndarray:
     weekday = (days.astype(np.int64) + 3) % 7  # 1970-01-01 was a Thursday (3)
     weights = (1 + 0.18 * years) * np.array(data.MONTH_WEIGHTS)[month]
     weights = weights * np.where(weekday >= 5, 1.15, 1.0)
-    return weights / weights.sum()
+    probabilities: np.ndarray = weights / weights.sum()
+    return probabilities
 
 
 def orders_table(n: int, customers: pa.Table, activity: np.ndarray, stores: pa.Table) -> pa.Table:
@@ -62,7 +63,8 @@ def _stores_for(rng: np.random.Generator, region: np.ndarray, stores: pa.Table) 
         mask = local & (region == r)
         in_region = store_ids[store_region == r]
         picked[mask] = in_region[rng.integers(0, len(in_region), mask.sum())]
-    return picked.astype(np.int32)
+    ids: np.ndarray = picked.astype(np.int32)
+    return ids
 
 
 def order_items_table(orders: pa.Table, products: pa.Table) -> pa.Table:

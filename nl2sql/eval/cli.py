@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the runner imports pydantic and sqlglot: only when a benchmark runs
+    from rich.console import Console
+
     from nl2sql.eval.runner import QuestionRecord
+    from nl2sql.eval.spider import BenchQuestion
 
 
-def add_bench_parser(sub: argparse._SubParsersAction) -> None:
+def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register `bench spider` on the `nl2sql` command's sub-parsers."""
     bench = sub.add_parser("bench", help="measure the pipeline on a benchmark")
     kinds = bench.add_subparsers(dest="benchmark", required=True)
@@ -44,7 +47,7 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
     )
 
 
-def run_bench(console, args: argparse.Namespace) -> int:
+def run_bench(console: Console, args: argparse.Namespace) -> int:
     """Run the benchmark the arguments describe; 0 once every question is scored (a question's
     own failure is part of the figures, not of the exit code)."""
     from nl2sql.eval.report import render
@@ -76,7 +79,9 @@ def run_bench(console, args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_with_progress(console, questions, args: argparse.Namespace) -> list[QuestionRecord]:
+def _run_with_progress(
+    console: Console, questions: list[BenchQuestion], args: argparse.Namespace
+) -> list[QuestionRecord]:
     """Run the questions with a progress bar showing the running counts."""
     from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
 

@@ -24,7 +24,7 @@ _CONNECTORS = exp.And | exp.Or
 
 @dataclass(frozen=True)
 class _Leaf:
-    node: exp.Expression
+    node: exp.Expr
     negated: bool
 
 
@@ -52,7 +52,7 @@ def hardness_of(sql: str) -> str:
     return "extra"
 
 
-def _main_select(root: exp.Expression) -> tuple[exp.Select | None, int]:
+def _main_select(root: exp.Expr) -> tuple[exp.Select | None, int]:
     """The leftmost SELECT, and 1 when a set operation follows it (Spider nests the rest)."""
     set_ops = 0
     node = root
@@ -64,7 +64,7 @@ def _main_select(root: exp.Expression) -> tuple[exp.Select | None, int]:
     return (node if isinstance(node, exp.Select) else None), set_ops
 
 
-def _leaves(cond: exp.Expression | None) -> tuple[list[_Leaf], int]:
+def _leaves(cond: exp.Expr | None) -> tuple[list[_Leaf], int]:
     """The condition units under AND/OR (through parentheses) and the number of ORs."""
     if cond is None:
         return [], 0
@@ -79,12 +79,12 @@ def _leaves(cond: exp.Expression | None) -> tuple[list[_Leaf], int]:
     return [_Leaf(cond, False)], 0
 
 
-def _clause(select: exp.Select, name: str) -> exp.Expression | None:
+def _clause(select: exp.Select, name: str) -> exp.Expr | None:
     node = select.args.get(name)
     return node.this if node is not None else None
 
 
-def _join_conditions(select: exp.Select) -> exp.Expression | None:
+def _join_conditions(select: exp.Select) -> exp.Expr | None:
     ons = [j.args.get("on") for j in select.args.get("joins") or [] if j.args.get("on")]
     return exp.and_(*ons) if ons else None
 
@@ -108,7 +108,7 @@ def _component1(select: exp.Select) -> int:
     return count + ors + likes
 
 
-def _is_agg(node: exp.Expression) -> bool:
+def _is_agg(node: exp.Expr) -> bool:
     return isinstance(node.unalias(), exp.AggFunc)
 
 

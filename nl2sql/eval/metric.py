@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -111,7 +111,7 @@ def results_match(
     return Match(False, "values differ")
 
 
-def _permutations(g: list[Row], p: list[Row]):
+def _permutations(g: list[Row], p: list[Row]) -> Iterator[tuple[int, ...]]:
     """Column permutations of the prediction whose columns hold the gold columns' values.
 
     A gold column can only be matched by a predicted column with the same multiset of values,
@@ -126,7 +126,7 @@ def _permutations(g: list[Row], p: list[Row]):
     yield from _assign(options, 0, [])
 
 
-def _assign(options: list[list[int]], i: int, chosen: list[int]):
+def _assign(options: list[list[int]], i: int, chosen: list[int]) -> Iterator[tuple[int, ...]]:
     if i == len(options):
         yield tuple(chosen)
         return

@@ -12,8 +12,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from nl2sql.eval.runner import QuestionRecord
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 LEVELS = ("easy", "medium", "hard", "extra")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
@@ -79,7 +83,9 @@ def reason_of(record: QuestionRecord) -> str:
     return f"{record.error_code or record.status}: {text}".strip().rstrip(":")
 
 
-def top_reasons(records: Sequence[QuestionRecord], n: int = 5) -> tuple[list, list]:
+def top_reasons(
+    records: Sequence[QuestionRecord], n: int = 5
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """The n most common reasons for not answering, and for answering wrongly."""
     refused = Counter(reason_of(r) for r in records if not r.answered)
     wrong = Counter(
@@ -88,7 +94,7 @@ def top_reasons(records: Sequence[QuestionRecord], n: int = 5) -> tuple[list, li
     return refused.most_common(n), wrong.most_common(n)
 
 
-def summary(records: Sequence[QuestionRecord], seconds: float) -> dict:
+def summary(records: Sequence[QuestionRecord], seconds: float) -> dict[str, Any]:
     """Everything the report prints, as plain data."""
     refused, wrong = top_reasons(records)
     return {
@@ -101,7 +107,7 @@ def summary(records: Sequence[QuestionRecord], seconds: float) -> dict:
     }
 
 
-def render(console, records: Sequence[QuestionRecord], seconds: float, title: str) -> None:
+def render(console: Console, records: Sequence[QuestionRecord], seconds: float, title: str) -> None:
     """Print the figures tables and the most common reasons."""
     from rich.table import Table
 
@@ -132,7 +138,7 @@ def _cells(f: Figures) -> list[str]:
     return [str(f.total), f"{f.accuracy:.1%}", f"{f.coverage:.1%}", f"{f.precision:.1%}"]
 
 
-def _reasons(console, title: str, items: list[tuple[str, int]]) -> None:
+def _reasons(console: Console, title: str, items: list[tuple[str, int]]) -> None:
     if not items:
         return
     console.print(f"[bold]{title}[/bold]")

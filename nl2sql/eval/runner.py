@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -23,6 +23,9 @@ from nl2sql.errors import safe_one_line
 from nl2sql.eval.metric import order_matters, results_match
 from nl2sql.eval.spider import BenchQuestion, database_path, run_gold
 from nl2sql.names import AST_PLANNER
+
+if TYPE_CHECKING:
+    from nl2sql.session import Session
 
 ROW_CAP = 100_000  # far above any gold result: a capped prediction would be scored as wrong
 
@@ -56,10 +59,10 @@ class Worker:
         self.databases = Path(databases)
         self.model = model
         self.timeout_s = timeout_s
-        self._sessions: dict[str, Any] = {}
+        self._sessions: dict[str, Session] = {}
         self._folder = tempfile.TemporaryDirectory(prefix="nl2sql-bench-")
 
-    def session(self, db_id: str):
+    def session(self, db_id: str) -> Session:
         """The Session of `db_id`, opened once."""
         if db_id not in self._sessions:
             from nl2sql.wiring import connect
@@ -117,7 +120,7 @@ class Worker:
         self._folder.cleanup()
 
 
-def _fill(record: QuestionRecord, result: Any, gold: list[tuple], gold_sql: str) -> None:
+def _fill(record: QuestionRecord, result: Any, gold: list[tuple[Any, ...]], gold_sql: str) -> None:
     record.status = result.status
     record.predicted = result.sql
     planner = [r for r in result.reasoning if r.get("node") == AST_PLANNER]

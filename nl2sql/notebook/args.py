@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from dataclasses import dataclass
+from typing import NoReturn
 
 from IPython.core.error import UsageError
 
@@ -29,10 +30,10 @@ settings (%config NL2SQL.<name> = value; `%config NL2SQL` lists them with their 
 class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of printing and exiting."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message}; see %nl2sql --help")
 
-    def exit(self, status: int = 0, message: str | None = None):  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise UsageError(message or "see %nl2sql --help")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -38,7 +38,7 @@ class ChartSpec:
 def _is_numeric(t: pa.DataType) -> bool:
     import pyarrow.types as pt
 
-    return pt.is_integer(t) or pt.is_floating(t) or pt.is_decimal(t)
+    return bool(pt.is_integer(t) or pt.is_floating(t) or pt.is_decimal(t))
 
 
 def _is_time(name: str, t: pa.DataType) -> bool:
@@ -196,7 +196,7 @@ def _nice_step(raw: float) -> float:
     return float(10 * power)
 
 
-def _number(value: object) -> float:
+def _number(value: Any) -> float:
     try:
         return float(value) if value is not None else 0.0
     except (TypeError, ValueError):

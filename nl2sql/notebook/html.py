@@ -9,7 +9,7 @@ to run. Sections other than the answer are `<details>` blocks, closed, so the ou
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nl2sql.notebook import sections
 from nl2sql.notebook.chart import chart_svg, choose_chart
@@ -155,7 +155,7 @@ def reasoning_html(result: QueryResult) -> str:
     return "".join(parts)
 
 
-def _entry_html(entry: dict) -> str:
+def _entry_html(entry: dict[str, Any]) -> str:
     body = []
     for label, text in sections.reasoning_detail(entry):
         if label == "content":

@@ -24,6 +24,7 @@ from nl2sql.notebook import args, hints
 if TYPE_CHECKING:
     from nl2sql.result import QueryResult
     from nl2sql.session import Session
+    from nl2sql.settings import FileConfig, Settings
 
 #: Settings fields exposed as traitlets (the rest stay in the config file).
 SETTING_TRAITS = ("row_cap", "statement_timeout_s", "pipeline_timeout_s", "sql_agent_max_retries")
@@ -48,20 +49,20 @@ class NL2SQL(Magics, Configurable):
         Configurable.__init__(self, config=shell.config)
         Magics.__init__(self, shell=shell)
         self._session: Session | None = None
-        self._session_key: tuple | None = None
+        self._session_key: tuple[Any, ...] | None = None
 
     # -- defaults from the config file --------------------------------------------------------
-    def _file(self):
+    def _file(self) -> FileConfig:
         from pathlib import Path
 
         from nl2sql.settings import find_config_file, load_config_file
 
         return load_config_file(Path(self.config_file) if self.config_file else find_config_file())
 
-    def _file_setting(self, name: str) -> Any:
+    def _file_settings(self) -> Settings:
         from nl2sql.settings import build_settings
 
-        return getattr(build_settings(self._file().settings), name)
+        return build_settings(self._file().settings)
 
     @default("model")
     def _model_default(self) -> str:
@@ -73,19 +74,19 @@ class NL2SQL(Magics, Configurable):
 
     @default("row_cap")
     def _row_cap_default(self) -> int:
-        return self._file_setting("row_cap")
+        return self._file_settings().row_cap
 
     @default("statement_timeout_s")
     def _statement_timeout_default(self) -> float:
-        return self._file_setting("statement_timeout_s")
+        return self._file_settings().statement_timeout_s
 
     @default("pipeline_timeout_s")
     def _pipeline_timeout_default(self) -> float:
-        return self._file_setting("pipeline_timeout_s")
+        return self._file_settings().pipeline_timeout_s
 
     @default("sql_agent_max_retries")
     def _retries_default(self) -> int:
-        return self._file_setting("sql_agent_max_retries")
+        return self._file_settings().sql_agent_max_retries
 
     # -- the magic ----------------------------------------------------------------------------
     @line_cell_magic
@@ -121,7 +122,7 @@ class NL2SQL(Magics, Configurable):
         if opts.approve and result.status == "needs_approval":
             result = result.approve()
         if opts.out:
-            self.shell.user_ns[opts.out] = result
+            self._user_ns()[opts.out] = result
         self._display(result, view)
         if opts.pin:
             pinned = result.pin()
@@ -137,7 +138,7 @@ class NL2SQL(Magics, Configurable):
         from nl2sql.notebook.widgets import LiveLog
 
         live = LiveLog([view.progress])
-        display(live)
+        _show(live)
         try:
             return session.ask(question, datasource=source, execute=execute, on_event=view.on_event)
         finally:
@@ -157,10 +158,16 @@ class NL2SQL(Magics, Configurable):
 
     def _display(self, result: QueryResult, view: Any) -> None:
         if view is None:
-            display(result)
+            _show(result)
         else:
             view.show(result)
-            display(view)
+            _show(view)
+
+    def _user_ns(self) -> dict[str, Any]:
+        """The notebook's namespace (a magic always runs inside a shell)."""
+        assert self.shell is not None
+        namespace: dict[str, Any] = self.shell.user_ns
+        return namespace
 
     # -- the session --------------------------------------------------------------------------
     def session(self, variable: str | None = None, model: str | None = None) -> Session:
@@ -168,7 +175,7 @@ class NL2SQL(Magics, Configurable):
         if variable:
             from nl2sql.session import Session
 
-            found = self.shell.user_ns.get(variable)
+            found = self._user_ns().get(variable)
             if not isinstance(found, Session):
                 raise UsageError(f"{variable!r} is not an nl2sql Session (make one with nl2sql.connect())")
             return found
@@ -203,6 +210,10 @@ def _check_model(spec: str) -> None:
     provider, _, name = spec.partition(":")
     if spec != OFFLINE and not (provider and name):
         raise UsageError(f"--model {spec!r}: a model is 'offline' or 'provider:model', e.g. openai:gpt-4.1-mini")
+
+
+def _show(obj: object) -> None:
+    display(obj)  # type: ignore[no-untyped-call]  # IPython's display() has no annotations
 
 
 _LINE_MAGIC = re.compile(r"^(\s*)%nl2sql(?=\s|$)(.*)$")

@@ -41,7 +41,7 @@ def plan_tree(plan: PlanModel) -> Tree:
     return _query_tree("query", plan_to_expression(plan))
 
 
-def _query_tree(label: str, query: exp.Expression) -> Tree:
+def _query_tree(label: str, query: exp.Expr) -> Tree:
     from sqlglot import exp
 
     if isinstance(query, exp.SetOperation):

@@ -78,7 +78,8 @@ def sub_query_of(tree: StateTree, node: TraceNode) -> str | None:
     for output in outputs.values():
         sq = getattr(output, "sub_query", None) or (output or {}).get("sub_query")
         if sq is not None:
-            return getattr(sq, "id", None) or sq.get("id")
+            found: str | None = getattr(sq, "id", None) or sq.get("id")
+            return found
     if node.namespace:
         for candidate in tree.nodes:
             if candidate.name == TRACE_FILTER and candidate.namespace == node.namespace:

@@ -65,7 +65,7 @@ class ResultPreview:
 
     label: str
     columns: list[str]
-    rows: list[tuple]  # the first rows only
+    rows: list[tuple[Any, ...]]  # the first rows only
     row_count: int
     truncated: bool = False
 

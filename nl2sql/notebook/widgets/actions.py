@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 Act = Callable[..., None]  # act(name, method, *args)
 
 
-class ActionBar(widgets.VBox):
+class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """Buttons for one result. `act(name, method, *args)` runs a button's QueryResult method (the
     view decides how to show what it returns); buttons are off where the action cannot apply."""
 
-    def __init__(self, result: QueryResult, act: Act, **kwargs):
+    def __init__(self, result: QueryResult, act: Act, **kwargs: Any):
         self.result = result
         self.rerun = _button("Run again", "refresh", "")
         self.pin = _button("Pin", "thumb-tack", "")

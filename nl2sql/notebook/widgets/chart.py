@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -14,10 +14,10 @@ if TYPE_CHECKING:
 _LABELS = {"bar": "bar chart", "line": "line chart", "none": "no chart"}
 
 
-class ChartView(widgets.VBox):
+class ChartView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """`kind.value` is "bar", "line" or "none"; the SVG is in `svg.value`."""
 
-    def __init__(self, table: pa.Table | None, **kwargs):
+    def __init__(self, table: pa.Table | None, **kwargs: Any):
         self.table = table
         self.default = choose_chart(table)
         self.kind = widgets.Dropdown(

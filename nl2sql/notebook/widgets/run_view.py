@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 _LOG = "margin:0;font-size:11px;max-height:220px;overflow:auto"
 
 
-class ProgressLog(widgets.HTML):
+class ProgressLog(widgets.HTML):  # type: ignore[misc]  # ipywidgets ships no type information
     """One line per node as it starts and finishes, with its time. Fed from the run's thread."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lines: list[str] = []
         self._lock = threading.Lock()
@@ -57,14 +57,14 @@ class ProgressLog(widgets.HTML):
         self.value = f'<pre style="{_LOG}">{escape(chr(10).join(self.lines))}</pre>'
 
 
-class RunView(widgets.VBox):
+class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """The run widget. `result` is the QueryResult shown; `status` mirrors its status and `busy`
     is True while a button's action runs."""
 
     status = Unicode("")
     busy = Bool(False)
 
-    def __init__(self, result: QueryResult | None = None, *, page_size: int = 10, **kwargs):
+    def __init__(self, result: QueryResult | None = None, *, page_size: int = 10, **kwargs: Any):
         self.page_size = page_size
         self.result: QueryResult | None = None
         self.header = widgets.HTML()
@@ -103,6 +103,8 @@ class RunView(widgets.VBox):
         if self.busy:
             return
         self.busy = True
+        # the action bar's buttons are the only callers: show() set it and the result
+        assert self.actions is not None and self.result is not None
         self.actions.set_busy(True)
         self.notice.value = f"<p><i>{escape(name)}…</i></p>"
         kwargs = {"on_event": self.on_event} if _accepts(method, "on_event") else {}
@@ -126,7 +128,8 @@ class RunView(widgets.VBox):
             self.show(outcome)
             self.notice.value = f"<p>{escape(_DONE.get(name, name))}</p>"
             return
-        self.actions.set_busy(False)
+        if self.actions is not None:
+            self.actions.set_busy(False)
         self.notice.value = f"<p>{escape(describe_outcome(name, outcome))}</p>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -163,7 +166,7 @@ def _accepts(method: Callable[..., Any], name: str) -> bool:
         return False
 
 
-class LiveLog(widgets.VBox):
+class LiveLog(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """The progress log shown on its own while the magic's first run streams; closed after it.
 
     Its plain-text form is empty: a saved notebook keeps no trace of it (the run's view, shown

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 from traitlets import Int, observe
@@ -13,13 +13,13 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-class PagedTable(widgets.VBox):
+class PagedTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """Rows of an Arrow table, `page_size` at a time. `page` is 0-based and clamped."""
 
     page = Int(0)
     page_size = Int(10)
 
-    def __init__(self, table: pa.Table, page_size: int = 10, **kwargs):
+    def __init__(self, table: pa.Table, page_size: int = 10, **kwargs: Any):
         self.table = table
         self.grid = widgets.HTML()
         self.previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="110px"))
@@ -33,13 +33,14 @@ class PagedTable(widgets.VBox):
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self.table.num_rows // self.page_size))
+        count: int = max(1, -(-self.table.num_rows // self.page_size))
+        return count
 
     def _go(self, step: int) -> None:
         self.page = min(max(self.page + step, 0), self.pages - 1)
 
     @observe("page", "page_size")
-    def _changed(self, _change) -> None:
+    def _changed(self, _change: Any) -> None:
         self._render()
 
     def _render(self) -> None:

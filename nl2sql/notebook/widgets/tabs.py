@@ -7,7 +7,7 @@ helpers already compute, so the widget and the static HTML cannot drift apart.
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -83,7 +83,7 @@ def reasoning_tab(result: QueryResult) -> widgets.Accordion:
     return accordion
 
 
-def _entry(entry: dict) -> str:
+def _entry(entry: dict[str, Any]) -> str:
     out = []
     for label, text in sections.reasoning_detail(entry):
         if label == "content":

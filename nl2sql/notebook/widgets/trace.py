@@ -7,7 +7,7 @@ declared reducers, deep-copied), so what the reader sees is what that node's suc
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 _PRE = "margin:0;max-height:360px;overflow:auto;font-size:11px;white-space:pre-wrap"
 
 
-class TraceBrowser(widgets.HBox):
+class TraceBrowser(widgets.HBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """`nodes.value` is the selected trace node id; `delta.value` and `state.value` show it."""
 
-    def __init__(self, tree: StateTree, **kwargs):
+    def __init__(self, tree: StateTree, **kwargs: Any):
         self.tree = tree
         rows = trace_rows(tree)
         options = [("\u2003" * r.depth + r.label, r.node_id) for r in rows]

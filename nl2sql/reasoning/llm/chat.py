@@ -97,7 +97,8 @@ def build_chat_model(config: ModelConfig) -> BaseChatModel:
             f"model {config.model!r} needs the LLM extras: pip install 'nl2sql[llm]'"
         ) from None
     try:
-        return init_chat_model(config.model, **chat_model_kwargs(config))
+        model: BaseChatModel = init_chat_model(config.model, **chat_model_kwargs(config))
+        return model
     except ImportError as exc:
         raise ConfigError(f"model {config.model!r}: {exc}") from None
     except Exception as exc:  # each SDK has its own class for a missing key or a bad option

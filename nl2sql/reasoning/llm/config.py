@@ -175,7 +175,9 @@ def _apply_env(layers: dict[str, _Layer], env: Mapping[str, str], nodes: tuple[s
             layers[node].put("model", env[name], f"env {name}")
 
 
-def _apply_explicit(layers, explicit: Any, nodes: tuple[str, ...], skills: dict[str, Any]) -> None:
+def _apply_explicit(
+    layers: dict[str, _Layer], explicit: Any, nodes: tuple[str, ...], skills: dict[str, Any]
+) -> None:
     if explicit is None:
         return
     if isinstance(explicit, str | ModelConfig):

@@ -45,7 +45,8 @@ def _compact_text(model: type[BaseModel], first: tuple[str, ...] = ()) -> str:
 
 def compact_schema(model: type[BaseModel], first: tuple[str, ...] = ()) -> dict[str, Any]:
     """The compact JSON schema of `model`, properties named in `first` leading (a fresh copy)."""
-    return json.loads(_compact_text(model, first))
+    schema: dict[str, Any] = json.loads(_compact_text(model, first))
+    return schema
 
 
 def schema_size(model: type[BaseModel], first: tuple[str, ...] = ()) -> int:

@@ -38,7 +38,7 @@ def check_cancelled() -> None:
 
 def time_left() -> float | None:
     """Seconds before the current run's deadline (less a margin), or None without one."""
-    deadline = getattr(_run_context(), "deadline", None)
+    deadline: float | None = getattr(_run_context(), "deadline", None)
     if deadline is None:
         return None
     return deadline - time.monotonic() - DEADLINE_MARGIN_S

@@ -208,7 +208,9 @@ def _bind(model: Any, schema: dict[str, Any], method: str) -> tuple[Any, str]:
             method = _FALLBACK[method]
 
 
-def _with_schema_note(messages: list[Any], response_model: type[BaseModel], first) -> list[Any]:
+def _with_schema_note(
+    messages: list[Any], response_model: type[BaseModel], first: tuple[str, ...]
+) -> list[Any]:
     """json_mode sends no schema to the provider: state it in the system message instead."""
     from langchain_core.messages import SystemMessage
 
@@ -230,4 +232,4 @@ def _backoff(exc: BaseException, attempt: int) -> float:
             return after
     except (TypeError, ValueError):
         pass
-    return min(8.0, 0.5 * 2**attempt)
+    return min(8.0, 0.5 * 2.0**attempt)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from nl2sql.reasoning.base import AnswerabilityResponse
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
 from nl2sql.reasoning.offline.linking.linker import Linking, link
-from nl2sql.reasoning.offline.words.scan import scan
-from nl2sql.reasoning.offline.words.text import FRAME, STOP
+from nl2sql.reasoning.offline.words.scan import Scan, scan
+from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token
 from nl2sql.schema.models import SchemaSnapshot
 
 GREETINGS = frozenset(
@@ -80,7 +80,7 @@ def check(
     )
 
 
-def _not_about_data(s, content) -> AnswerabilityResponse | None:
+def _not_about_data(s: Scan, content: list[Token]) -> AnswerabilityResponse | None:
     """A refusal for messages no data can answer: greetings, and questions asking why."""
     if any(t.low == "why" for t in s.tokens):
         return AnswerabilityResponse(
@@ -97,7 +97,7 @@ def _not_about_data(s, content) -> AnswerabilityResponse | None:
     return None
 
 
-def _why_not(scored, relative: list[str]) -> str:
+def _why_not(scored: list[tuple[float, int, str, Linking]], relative: list[str]) -> str:
     if not scored:
         return "no datasource is available to answer the question"
     skip = {w.lower() for phrase in relative for w in phrase.split()}

@@ -31,6 +31,7 @@ from nl2sql.reasoning.offline.words.scan import scan
 from nl2sql.schema.models import SchemaSnapshot
 
 Planner = Callable[[str, SchemaSnapshot], Outcome]
+_Part = tuple[str, str, PlanModel]  # (intent, datasource id, plan)
 
 
 def decompose(
@@ -89,8 +90,11 @@ def _standalone(sq: SubQuery) -> DecomposerResponse:
     return DecomposerResponse(sub_queries=[sq], combine_groups=[group])
 
 
-def _two_parts(split: Split, datasources, planner: Planner) -> DecomposerResponse | None:
-    parts, unmapped = [], []
+def _two_parts(
+    split: Split, datasources: Mapping[str, SchemaSnapshot], planner: Planner
+) -> DecomposerResponse | None:
+    parts: list[_Part] = []
+    unmapped: list[str] = []
     for text in (split.left, split.right):
         intent = f"{text} per {split.group}" if split.group else text
         found = _place(intent, datasources, planner)
@@ -108,7 +112,7 @@ def _two_parts(split: Split, datasources, planner: Planner) -> DecomposerRespons
     return _combined(split, parts, keys)
 
 
-def _partial(part: tuple, unmapped: list[str]) -> DecomposerResponse:
+def _partial(part: _Part, unmapped: list[str]) -> DecomposerResponse:
     """One answerable part; the other is reported as unmapped."""
     intent, ds, _ = part
     single = _standalone(SubQuery(id=sub_query_id(ds, intent, 0), datasource_id=ds, intent=intent))
@@ -120,7 +124,7 @@ def _partial(part: tuple, unmapped: list[str]) -> DecomposerResponse:
     return single
 
 
-def _combined(split: Split, parts: list[tuple], keys: list[list[str]]) -> DecomposerResponse:
+def _combined(split: Split, parts: list[_Part], keys: list[list[str]]) -> DecomposerResponse:
     """Two sub-queries and their compare/join group, keyed on the grouped output names."""
     sub_queries = [
         SubQuery(
@@ -156,8 +160,10 @@ def _combined(split: Split, parts: list[tuple], keys: list[list[str]]) -> Decomp
     )
 
 
-def _place(intent: str, datasources, planner: Planner) -> tuple[str, PlanModel] | None:
-    best = None
+def _place(
+    intent: str, datasources: Mapping[str, SchemaSnapshot], planner: Planner
+) -> tuple[str, PlanModel] | None:
+    best: tuple[str, PlanModel, float] | None = None
     for ds, snapshot in datasources.items():
         outcome = planner(intent, snapshot)
         if outcome.plan is not None and (best is None or outcome.confidence > best[2]):

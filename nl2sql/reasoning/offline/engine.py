@@ -8,6 +8,9 @@ datasource id, structural fingerprint and a digest of the samples.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from nl2sql.decomposition import DecomposerResponse
 from nl2sql.reasoning.base import (
     AnswerabilityRequest,
@@ -73,7 +76,7 @@ class OfflineEngine:
         return plan_question(intent, self._indexes.get(snapshot))
 
 
-def _unrepairable(feedback, hints: dict) -> str | None:
+def _unrepairable(feedback: Mapping[str, Any] | None, hints: dict[str, Any]) -> str | None:
     """A refusal when the last attempt failed on a missing value and no replacement is known."""
     if (
         not feedback

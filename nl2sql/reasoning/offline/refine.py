@@ -38,7 +38,7 @@ def _suggestions(details: Mapping[str, Any]) -> list[str]:
     return [str(s) for s in raw if s is not None and str(s) != ""]
 
 
-def _value(latest, details) -> tuple[str, dict]:
+def _value(latest: Mapping[str, Any], details: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     table, column = details.get("table"), details.get("column")
     old = details.get("value")
     where = f"{table}.{column}" if table and column else (column or "the filtered column")
@@ -50,7 +50,7 @@ def _value(latest, details) -> tuple[str, dict]:
     return f"'{old}' is not a value of {where}; use '{new}'", hint
 
 
-def _fan_out(latest, details) -> tuple[str, dict]:
+def _fan_out(latest: Mapping[str, Any], details: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     hint = {"avoid_join_fan_out": dict(details) or {"reason": str(latest.get("message", ""))}}
     return (
         "a join repeated rows under an aggregate; count each row once (DISTINCT primary key)",
@@ -58,7 +58,7 @@ def _fan_out(latest, details) -> tuple[str, dict]:
     )
 
 
-def _column(latest, details) -> tuple[str, dict]:
+def _column(latest: Mapping[str, Any], details: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     raw = details.get("suggestions")
     column = details.get("column")
     mapping: dict[str, str] = {}
@@ -74,7 +74,7 @@ def _column(latest, details) -> tuple[str, dict]:
     return f"unknown column(s); use {fixes}", {"column_suggestions": mapping}
 
 
-def _generic(latest, details) -> tuple[str, dict]:
+def _generic(latest: Mapping[str, Any], details: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     node = latest.get("node", "a node")
     message = str(latest.get("message", "")).strip()
     return f"{node} reported {error_code(latest) or 'an error'}: {message}".strip(), {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal
+from typing import Any
 
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
 
@@ -96,7 +97,7 @@ def _compare(r: ResultPreview, compare: bool) -> str | None:
         return None
     a, b = nums[0], nums[1]
 
-    def gap(row: tuple) -> float:
+    def gap(row: tuple[Any, ...]) -> float:
         if diff is not None:
             return float(row[diff] or 0)
         return float(row[a] or 0) - float(row[b] or 0)

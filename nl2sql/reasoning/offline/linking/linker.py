@@ -16,7 +16,7 @@ Rules, in order (each consumes its words):
 from __future__ import annotations
 
 from nl2sql.reasoning.base import ValueLookup
-from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
@@ -163,7 +163,9 @@ def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
         i += size
 
 
-def _longest_phrase(tokens, seq: list[Token], i: int, idx: SchemaIndex, used: set[int]) -> int:
+def _longest_phrase(
+    tokens: list[Token], seq: list[Token], i: int, idx: SchemaIndex, used: set[int]
+) -> int:
     for size in range(min(idx.max_phrase, 4), 0, -1):
         span = seq[i : i + size]
         if len(span) < size or any(t.index in used for t in span) or not _contiguous(tokens, span):
@@ -173,7 +175,7 @@ def _longest_phrase(tokens, seq: list[Token], i: int, idx: SchemaIndex, used: se
     return 0
 
 
-def _elements(idx: SchemaIndex, span: list[Token]):
+def _elements(idx: SchemaIndex, span: list[Token]) -> list[Element]:
     """The schema elements a span names. A lone frame word ("list", "number", "show") names only
     an element called exactly so, never one it is merely a part of (`price_list`)."""
     elements = idx.phrases.get(tuple(t.canon for t in span), [])

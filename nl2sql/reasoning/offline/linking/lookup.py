@@ -14,7 +14,7 @@ from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.mentions import Linking, ValueMatch, looks_like_value, spans
-from nl2sql.reasoning.offline.words.text import FRAME
+from nl2sql.reasoning.offline.words.text import FRAME, Token
 
 _MAX_LOOKUPS = 40
 _MAX_PLAIN_LOOKUPS = 8  # for words that do not look like values
@@ -36,7 +36,14 @@ def lookup_tables(idx: SchemaIndex, linking: Linking) -> list[str]:
     return out
 
 
-def lookup_words(tokens, idx, rest, used, out: Linking, lookup: ValueLookup) -> None:
+def lookup_words(
+    tokens: list[Token],
+    idx: SchemaIndex,
+    rest: list[Token],
+    used: set[int],
+    out: Linking,
+    lookup: ValueLookup,
+) -> None:
     """Look unexplained words up in the data: value-like ones in the mentioned tables and their
     FK neighbours, other words only in the mentioned tables (fewer round trips)."""
     groups = spans([t for t in rest if t.low not in FRAME])
@@ -65,14 +72,18 @@ def lookup_words(tokens, idx, rest, used, out: Linking, lookup: ValueLookup) -> 
             v.options = _search(idx, near, v.text, lookup, out)
 
 
-def _search(idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLookup, out: Linking):
+def _search(
+    idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLookup, out: Linking
+) -> list[tuple[str, str, str]]:
     """Exact matches in the mentioned tables; only when there are none, in their neighbours."""
     named = [t for t in tables if t in out.mentioned_tables()]
     first = _search_in(idx, named, needle, lookup, out)
     return first or _search_in(idx, [t for t in tables if t not in named], needle, lookup, out)
 
 
-def _search_in(idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLookup, out: Linking):
+def _search_in(
+    idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLookup, out: Linking
+) -> list[tuple[str, str, str]]:
     found: list[tuple[str, str, str]] = []
     want = normalize_value(needle)
     for table in tables:
@@ -96,7 +107,14 @@ def _search_in(idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLo
     return found
 
 
-def close_values(tokens, idx: SchemaIndex, rest, used: set[int], out: Linking, lookup) -> None:
+def close_values(
+    tokens: list[Token],
+    idx: SchemaIndex,
+    rest: list[Token],
+    used: set[int],
+    out: Linking,
+    lookup: ValueLookup | None,
+) -> None:
     """Typos: a value-like word close to a stored value is kept as written, on that column.
 
     The plan then filters on the word as the user wrote it; the executor's VALUE_NOT_FOUND check
@@ -121,13 +139,14 @@ def close_values(tokens, idx: SchemaIndex, rest, used: set[int], out: Linking, l
 
 
 def _closest(
-    idx: SchemaIndex, tables: list[str], text: str, lookup, out: Linking
+    idx: SchemaIndex, tables: list[str], text: str, lookup: ValueLookup | None, out: Linking
 ) -> list[tuple[str, str, str]]:
     want = normalize_value(text)
     scored: list[tuple[float, str, str]] = []
     for table in tables:
         for column in idx.text_columns(table):
-            pool = list(idx.column(table, column).samples)
+            found = idx.column(table, column)  # a text column of the table: always found
+            pool = list(found.samples) if found is not None else []
             if lookup is not None and out.lookups < _MAX_LOOKUPS and len(want) >= 4:
                 out.lookups += 1
                 prefix = want[: 3 if len(want) >= 6 else 2]  # a typo is rarely in the first letters

@@ -11,6 +11,7 @@ becomes COUNT(DISTINCT primary key) so every row is counted once.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date, timedelta
 
 from nl2sql.plan import (
@@ -120,7 +121,7 @@ class PlanBuilder:
             )
             for a, ca, b, cb in pairs
         ]
-        return _and(items)
+        return _all(items)
 
     def _select(self, q: Query) -> list[SelectItem]:
         if q.star:
@@ -189,11 +190,8 @@ class PlanBuilder:
     def _range(self, c: Cond, expr: Expr) -> Expr:
         low, high = c.values
         col = c.target
-        is_day = (
-            isinstance(col, Col)
-            and "TIME" not in self.idx.tables[col.table].column(col.column).type.upper()
-            and self.idx.column(col.table, col.column).is_temporal
-        )
+        column = self.idx.column(col.table, col.column) if isinstance(col, Col) else None
+        is_day = column is not None and "TIME" not in column.type.upper() and column.is_temporal
         if low and high and is_day:
             last = (date.fromisoformat(high) - timedelta(days=1)).isoformat()
             return Between(expr=expr, low=lit(low), high=lit(last))
@@ -202,10 +200,17 @@ class PlanBuilder:
             items.append(Comparison(op=">=", left=expr, right=lit(low)))
         if high:
             items.append(Comparison(op="<", left=expr, right=lit(high)))
-        return _and(items)
+        return _all(items)
 
 
-def _and(items: list[Expr]) -> Expr | None:
+def _and(items: Sequence[Expr]) -> Expr | None:
     if not items:
         return None
-    return items[0] if len(items) == 1 else BoolOp(op="and", items=items)
+    return items[0] if len(items) == 1 else BoolOp(op="and", items=list(items))
+
+
+def _all(items: Sequence[Expr]) -> Expr:
+    """The AND of at least one item: a join's key pairs, a date range's bounds (one at least)."""
+    combined = _and(items)
+    assert combined is not None
+    return combined

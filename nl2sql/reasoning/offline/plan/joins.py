@@ -123,7 +123,9 @@ def _nearest(idx: SchemaIndex, sources: list[str], pending: list[str]) -> tuple[
     return target, _paths(preds, set(sources), target)
 
 
-def _paths(preds, sources: set[str], target: str) -> list[Path]:
+def _paths(
+    preds: dict[str, list[tuple[str, FKEdge]]], sources: set[str], target: str
+) -> list[Path]:
     out: list[Path] = []
     stack: list[tuple[str, Path]] = [(target, [])]
     while stack and len(out) < _MAX_PATHS:
@@ -136,7 +138,9 @@ def _paths(preds, sources: set[str], target: str) -> list[Path]:
     return out
 
 
-def _path_key(idx: SchemaIndex, path: Path, prefer: set[str], said: set[str]) -> tuple:
+def _path_key(
+    idx: SchemaIndex, path: Path, prefer: set[str], said: set[str]
+) -> tuple[int, int, list[tuple[int, int]], list[str]]:
     middle = [b for _, b, _ in path[:-1]]
     col_words = sum(
         1

@@ -18,7 +18,7 @@ from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
 from nl2sql.reasoning.offline.plan.joins import JoinError
 from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.split import split_question as two_parts
 from nl2sql.reasoning.offline.words.scan import Scan, scan
 from nl2sql.reasoning.offline.words.text import STOP
@@ -205,7 +205,7 @@ def _refs(q: Query) -> set[str]:
     return out
 
 
-def _show(t) -> str:
+def _show(t: Target) -> str:
     if isinstance(t, Col):
         return t.ref
     if isinstance(t, Part):

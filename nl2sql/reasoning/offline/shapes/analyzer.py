@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.listing import Listing
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 
 _DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
@@ -81,7 +81,8 @@ class Analyzer(Listing):
         measure, m_m = self._measure()
         sup = C.superlative(self.tokens, self.named)
         extreme = self._extreme_of_entity(measure)
-        if extreme is not None:  # "the book with the maximum price": rank books, not aggregate
+        if measure is not None and extreme is not None:
+            # "the book with the maximum price": rank books, not aggregate
             return self._ranking(measure.col, m_m, extreme)
         limit = self.scan.limit
         ordered = C.order_cue(self.tokens) is not None and limit[0] is None
@@ -124,13 +125,12 @@ class Analyzer(Listing):
         keys, outputs = self._implicit_groups(keys, outputs, measure)
         if keys and not explicit and not having and self._argmax(q, measure, outputs):
             return q
-        if self.quantity and q.where and not keys and not having:
-            q.shape, q.select = "listing", [(measure.col, None)]  # the value of the filtered rows
+        if self.quantity and q.where and not keys and not having and measure.col is not None:
+            q.shape = "listing"
+            q.select = [(measure.col, None)]  # the value of the filtered rows
             return q
         q.group = keys
-        q.select = (
-            [(o, None) for o in outputs] + [(measure, None)] + [(a, None) for a in self.extra]
-        )
+        q.select = [(o, None) for o in [*outputs, measure, *self.extra]]
         if having and not keys:
             self.having_subquery(q, measure, having)
         elif having:
@@ -138,18 +138,20 @@ class Analyzer(Listing):
         q.order = self.finish_order(q, order) or [(k, "asc") for k in outputs]
         return q
 
-    def _argmax(self, q: Query, measure: Agg, outputs: list) -> bool:
+    def _argmax(self, q: Query, measure: Agg, outputs: list[Target]) -> bool:
         """ "the maximum price and the title": the row with the extreme value, not groups."""
         if measure.func not in ("min", "max") or measure.col is None or self.extra:
             return False
         q.shape = "ranking"
-        q.select = [(o, None) for o in outputs] + [(measure.col, None)]
+        q.select = [(o, None) for o in [*outputs, measure.col]]
         q.order = [(measure.col, "desc" if measure.func == "max" else "asc")]
         q.limit = 1
         self.notes.append(f"'{measure.func}' beside {len(outputs)} column(s): the row with it")
         return True
 
-    def _implicit_groups(self, keys: list, outputs: list, measure: Agg) -> tuple[list, list]:
+    def _implicit_groups(
+        self, keys: list[Target], outputs: list[Target], measure: Agg
+    ) -> tuple[list[Target], list[Target]]:
         """A column asked for beside an aggregate ("names and the total fee") groups it."""
         measured = {a.col for a in self.extra} | {measure.col}
         defaults, asked = list(outputs), []

@@ -26,7 +26,7 @@ class Clauses(Combination):
     """Fills a query's conditions from the question's values, numbers and dates."""
 
     # --- helpers ----------------------------------------------------------------------------
-    def conditions(self, q: Query) -> list:
+    def conditions(self, q: Query) -> list[tuple[NumCue, str]]:
         """Fill q.where (and anti-joins); return (cue, counted table) pairs that need HAVING."""
         no_values, no_nums, no_dates = self.negated_conditions(q)
         values = [v for v in self.link.values if v.start not in no_values]

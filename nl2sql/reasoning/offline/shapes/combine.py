@@ -16,11 +16,12 @@ import copy
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.negation import Negation
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Query, Unclear
+from nl2sql.reasoning.offline.words.text import Token
 
 _RANGE_OPS = {">", ">=", "<", "<="}
 
 
-def _only_function_words(tokens) -> bool:
+def _only_function_words(tokens: list[Token]) -> bool:
     return all(
         t.kind == "punct" or t.low in ("or", "the", "a", "an", "in", "from", "of", "is", "are")
         for t in tokens
@@ -29,6 +30,9 @@ def _only_function_words(tokens) -> bool:
 
 class Combination(Negation):
     """OR groups and AND-intersections of a question's conditions."""
+
+    ors_done: set[int]  # "or" tokens a merged condition took (set by `Analyzer.run`)
+    intersection: tuple[Cond, Cond] | None  # two conditions no single row meets at once
 
     def combine(self, q: Query, conds: list[Cond]) -> list[Cond]:
         """The conditions with "or" groups merged and an intersection split off (see module)."""
@@ -112,6 +116,7 @@ class Combination(Negation):
 
     def intersect(self, q: Query) -> None:
         """Run q once per condition of the split pair and intersect the results."""
+        assert self.intersection is not None  # `Analyzer.run` calls this only after a split
         left, right = self.intersection
         if any(isinstance(t, Agg) for t, _ in q.select) or q.group:
             raise Unclear(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from nl2sql.reasoning.offline.linking.linker import Mention, ValueMatch
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after, adjacent_before
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Query, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Query, Target, Unclear
 from nl2sql.reasoning.offline.words.numeric import NumCue
 from nl2sql.reasoning.offline.words.text import Token
 
@@ -34,27 +34,29 @@ def numeric_conditions(
         if cue.nested:
             conds.append(_nested_cond(cue, mentions, res, tokens, used, focus))
             continue
-        col, m = _cue_column(cue, mentions, res, tokens, used, focus)
-        if col is not None:
-            used.add(m.start)
-            conds.append(_num_cond(col, cue))
+        named = _cue_column(cue, mentions, res, tokens, used, focus)
+        if named is not None:
+            used.add(named[1].start)
+            conds.append(_num_cond(named[0], cue))
             continue
         after = adjacent_after(mentions, tokens, cue.end, used)
-        # "older than 40": a comparative that names its measure never counts the table after it
-        table = res.table(after) if after and not cue.measure else None
-        if table is not None:
-            used.add(after.start)
-            having.append((cue, table))
-            continue
-        col = res.column(after, ("number",), focus) if after else None
-        counted = _counted_entity(res, col) if col is not None else None
-        if counted is not None:  # "at least 3 manufacturers" names a key: count its entity
-            used.add(after.start)
-            having.append((cue, counted))
-            continue
-        if col is not None:
-            used.add(after.start)
-        elif cue.measure:  # "older than 20": the comparative names the measure
+        col = None
+        if after is not None:
+            # "older than 40": a comparative that names its measure never counts the table after it
+            table = res.table(after) if not cue.measure else None
+            if table is not None:
+                used.add(after.start)
+                having.append((cue, table))
+                continue
+            col = res.column(after, ("number",), focus)
+            counted = _counted_entity(res, col) if col is not None else None
+            if counted is not None:  # "at least 3 manufacturers" names a key: count its entity
+                used.add(after.start)
+                having.append((cue, counted))
+                continue
+            if col is not None:
+                used.add(after.start)
+        if col is None and cue.measure:  # "older than 20": the comparative names the measure
             col = res.measure_column(cue.measure, [focus] if focus else [])
         if col is None:
             raise Unclear(f"could not tell which column '{cue.text}' applies to")
@@ -62,8 +64,16 @@ def numeric_conditions(
     return conds, having
 
 
-def _cue_column(cue: NumCue, mentions, res: Resolver, tokens, used, focus):
-    """The numeric column named inside the cue ("above age 20") or right before it."""
+def _cue_column(
+    cue: NumCue,
+    mentions: list[Mention],
+    res: Resolver,
+    tokens: list[Token],
+    used: set[int],
+    focus: str | None,
+) -> tuple[Col, Mention] | None:
+    """The numeric column named inside the cue ("above age 20") or right before it, with the
+    mention naming it; None when there is none."""
     inside = [
         m
         for m in mentions
@@ -75,8 +85,10 @@ def _cue_column(cue: NumCue, mentions, res: Resolver, tokens, used, focus):
             return col, inside[0]
     before = adjacent_before(mentions, tokens, cue.start, used)
     # "players who are taller than 200": a table named before the cue is not its column
-    col = res.column(before, ("number",), focus) if before and not res.table(before) else None
-    return (col, before) if col is not None else (None, None)
+    if before is None or res.table(before):
+        return None
+    col = res.column(before, ("number",), focus)
+    return (col, before) if col is not None else None
 
 
 def _counted_entity(res: Resolver, col: Col) -> str | None:
@@ -89,9 +101,18 @@ def _counted_entity(res: Resolver, col: Col) -> str | None:
     return col.table
 
 
-def _nested_cond(cue: NumCue, mentions, res: Resolver, tokens, used, focus) -> Cond:
+def _nested_cond(
+    cue: NumCue,
+    mentions: list[Mention],
+    res: Resolver,
+    tokens: list[Token],
+    used: set[int],
+    focus: str | None,
+) -> Cond:
     """ "older than the average": col <op> (SELECT AVG(col) FROM its table)."""
-    col, m = _cue_column(cue, mentions, res, tokens, used, focus)
+    assert cue.nested is not None  # only called for a cue compared with an aggregate
+    named = _cue_column(cue, mentions, res, tokens, used, focus)
+    col, m = named if named is not None else (None, None)
     after = adjacent_after(mentions, tokens, cue.end, used, within=1)
     named_after = res.column(after, ("number",), focus) if after and not res.table(after) else None
     if col is None and named_after is None and cue.measure:
@@ -101,7 +122,7 @@ def _nested_cond(cue: NumCue, mentions, res: Resolver, tokens, used, focus) -> C
         raise Unclear(f"could not tell which column '{cue.text}' applies to")
     if m is not None:
         used.add(m.start)
-    if named_after is not None:
+    if after is not None and named_after is not None:
         if named_after != col:
             raise Unclear(f"'{cue.text} {after.text}' compares two different columns")
         used.add(after.start)
@@ -109,9 +130,13 @@ def _nested_cond(cue: NumCue, mentions, res: Resolver, tokens, used, focus) -> C
     return Cond(col, cue.op, [sub], text=cue.text, pos=cue.start)
 
 
-def focus_table(i: int, mentions: list[Mention], values: list[ValueMatch], res: Resolver):
+def focus_table(
+    i: int, mentions: list[Mention], values: list[ValueMatch], res: Resolver
+) -> str | None:
     """The table the words before token i are about: the nearest table named or value matched."""
-    items = [(m.end, res.table(m)) for m in mentions if m.end <= i and res.table(m)]
+    items: list[tuple[int, str | None]] = [
+        (m.end, res.table(m)) for m in mentions if m.end <= i and res.table(m)
+    ]
     items += [(v.end, v.options[0][0]) for v in values if v.end <= i and v.options]
     items += [
         (m.end, m.candidates[0].table)
@@ -121,7 +146,7 @@ def focus_table(i: int, mentions: list[Mention], values: list[ValueMatch], res: 
     return max(items, key=lambda x: x[0])[1] if items else None
 
 
-def _num_cond(target, cue: NumCue) -> Cond:
+def _num_cond(target: Target, cue: NumCue) -> Cond:
     if cue.op == "between":
         return Cond(target, "between", [cue.value, cue.high], text=cue.text, pos=cue.start)
     return Cond(target, cue.op, [cue.value], text=cue.text, pos=cue.start)

@@ -11,6 +11,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
+from typing import Any
+
+from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Mention, ValueMatch
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
 from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Part, Unclear, iso
@@ -33,7 +37,11 @@ _QUALIFIER_GAP = _GAP_WORDS | _NEGATIONS | {"equal", "equals", "named", "called"
 
 
 def adjacent_before(
-    mentions: list[Mention], tokens: list[Token], i: int, used: set[int], gap_words=None
+    mentions: list[Mention],
+    tokens: list[Token],
+    i: int,
+    used: set[int],
+    gap_words: Set[str] | None = None,
 ) -> Mention | None:
     """The unused mention ending right before token i (only function words between)."""
     allowed = gap_words or _GAP_WORDS
@@ -62,7 +70,7 @@ def value_conditions(
     res: Resolver,
     tokens: list[Token],
     used: set[int],
-    replace: dict,
+    replace: dict[str, Any],
     positive: bool = False,
 ) -> tuple[list[Cond], list[str], float]:
     """Equality / IN conditions for linked values; returns (conditions, notes, penalty).
@@ -91,16 +99,18 @@ def value_conditions(
         grouped.setdefault((table, column, negated), []).append((stored, v))
     conds = []
     for (table, column, negated), items in grouped.items():
-        stored = list(dict.fromkeys(s for s, _ in items))
+        stored_values = list(dict.fromkeys(s for s, _ in items))
         text = " / ".join(v.text for _, v in items)
-        op = "=" if len(stored) == 1 else "in"
+        op = "=" if len(stored_values) == 1 else "in"
         pos = min(v.start for _, v in items)
-        parts = [next(v.start for s, v in items if s == value) for value in stored]
-        conds.append(Cond(Col(table, column), op, stored, negated, text, pos, parts))
+        parts = [next(v.start for s, v in items if s == value) for value in stored_values]
+        conds.append(Cond(Col(table, column), op, stored_values, negated, text, pos, parts))
     return conds, notes, penalty
 
 
-def _choose_option(v: ValueMatch, mentions, res: Resolver, tokens, used: set[int]):
+def _choose_option(
+    v: ValueMatch, mentions: list[Mention], res: Resolver, tokens: list[Token], used: set[int]
+) -> tuple[tuple[str, str, str], str | None]:
     if not v.options:
         raise Unclear(f"could not find the value '{v.text}' in any text column")
     for near in (
@@ -126,7 +136,7 @@ def _choose_option(v: ValueMatch, mentions, res: Resolver, tokens, used: set[int
     return ranked[0], note
 
 
-def _replaced(replace: dict, table: str, column: str, stored: str) -> str:
+def _replaced(replace: dict[str, Any], table: str, column: str, stored: str) -> str:
     """Apply a refiner `replace_value` hint to a stored value."""
     if not replace or str(replace.get("old", "")).lower() != stored.lower():
         return stored
@@ -179,7 +189,14 @@ def date_conditions(
 
 
 def _date_column(
-    mentions, res: Resolver, root: str, tokens, first: int, used: set[int], words, notes
+    mentions: list[Mention],
+    res: Resolver,
+    root: str,
+    tokens: list[Token],
+    first: int,
+    used: set[int],
+    words: set[str],
+    notes: list[str],
 ) -> Col:
     idx = res.idx
     near = adjacent_before(mentions, tokens, first, used)
@@ -190,9 +207,8 @@ def _date_column(
         if col is not None:
             used.add(near.start)
             return col
-    tables = (
-        ([res.table(near)] if near is not None and res.table(near) else []) + [root] + res.context
-    )
+    named_table = res.table(near) if near is not None else None
+    tables = ([named_table] if named_table else []) + [root] + res.context
     # then the tables the root references: an order line's date is its order's date
     tables += [e.dst for e in sorted(idx.edges, key=lambda e: e.rank) if e.src == root]
     for table in dict.fromkeys(tables):
@@ -226,6 +242,7 @@ def _year_cond(col: Col, d: DateCond) -> Cond:
         return Cond(col, "between", [d.start.year, d.end.year - 1], text=d.text)
     if d.start:
         return Cond(col, ">=", [d.start.year], text=d.text)
+    assert d.end is not None  # a date range has at least one bound
     return Cond(col, "<", [d.end.year], text=d.text)
 
 
@@ -233,7 +250,7 @@ def _yearish(m: Mention) -> bool:
     return any("year" in (e.column or "").lower() for e in m.columns())
 
 
-def _year_columns(idx, table: str) -> list[str]:
+def _year_columns(idx: SchemaIndex, table: str) -> list[str]:
     return [
         c.name
         for c in idx.tables[table].columns

@@ -100,9 +100,9 @@ class Listing(Measures):
                 return self.res.column(m)
         return None
 
-    def _listed_tables(self) -> list:
+    def _listed_tables(self) -> list[Col]:
         """A table listed after "and" ("the names of authors and the books") shows its labels."""
-        shown = []
+        shown: list[Col] = []
         for m in self.mentions:
             prev = [
                 t.text

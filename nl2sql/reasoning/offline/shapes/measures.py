@@ -13,6 +13,7 @@ from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import Clauses
 from nl2sql.reasoning.offline.shapes.spec import Agg, Unclear
 from nl2sql.reasoning.offline.words import cues as C
+from nl2sql.reasoning.offline.words.cues import Superlative
 
 _DISTINCT = {"different", "distinct", "unique"}
 _HAVE = {"has", "have", "had", "having", "with", "gets", "got", "received", "receives"}
@@ -21,7 +22,7 @@ _HAVE = {"has", "have", "had", "having", "with", "gets", "got", "received", "rec
 class Measures(Clauses):
     """The measure of a question; `Analyzer` builds the shapes around it."""
 
-    def _extreme_of_entity(self, measure: Agg | None) -> tuple | None:
+    def _extreme_of_entity(self, measure: Agg | None) -> Superlative | None:
         """A superlative cue for "has / with the maximum M" (a MAX/MIN that picks a row)."""
         if measure is None or measure.func not in ("min", "max") or measure.col is None:
             return None
@@ -112,12 +113,12 @@ class Measures(Clauses):
             return Agg("sum", col.table, col)
         return Agg("count", col.table, col, distinct=not is_key or distinct)
 
-    def _extreme(self, sup) -> tuple[Agg, Mention]:
+    def _extreme(self, sup: Superlative) -> tuple[Agg, Mention]:
         direction, i, stems = sup
         func = "max" if direction == "desc" else "min"
         m = self.next_mention(i + 1, within=3)
         col = self.res.column(m, ("number", "date")) if m else None
-        if col is None:
+        if m is None or col is None:
             raise Unclear(f"could not tell what '{self.tokens[i].text}' applies to")
         self.used.add(m.start)
         return Agg(func, col.table, col), m

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nl2sql.reasoning.offline.linking.linker import ValueMatch
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
 from nl2sql.reasoning.offline.shapes.conditions import date_conditions, value_conditions
 from nl2sql.reasoning.offline.shapes.ranking import Ranking
 from nl2sql.reasoning.offline.shapes.spec import Col, Query, Unclear
+from nl2sql.reasoning.offline.words.dates import DateCond
+from nl2sql.reasoning.offline.words.numeric import NumCue
 from nl2sql.reasoning.offline.words.text import Token
 
 NEGATIONS = frozenset("not no never without except excluding".split())
@@ -60,6 +63,8 @@ def negation_scopes(tokens: list[Token]) -> list[Scope]:
 class Negation(Ranking):
     """Anti-join conditions for negated scopes; `Analyzer` calls `negated_conditions`."""
 
+    negations_done: set[int]  # negation cues an anti-join took (set by `Analyzer.run`)
+
     def reserve_negated_tables(self) -> None:
         """Table mentions inside a negation are not the question's entity: keep them aside."""
         self.scopes = negation_scopes(self.tokens)
@@ -101,7 +106,15 @@ class Negation(Ranking):
             )
         return used_values, used_nums, used_dates
 
-    def _anti_join(self, q: Query, scope: Scope, tables, values, nums, dates) -> tuple:
+    def _anti_join(
+        self,
+        q: Query,
+        scope: Scope,
+        tables: list[str | None],
+        values: list[ValueMatch],
+        nums: list[NumCue],
+        dates: list[DateCond],
+    ) -> tuple[Col, Query]:
         pk = self.idx.pk(q.root)
         if len(pk) != 1:
             raise Unclear(f"{q.root} has no single-column key to exclude rows by")
@@ -139,7 +152,7 @@ class Negation(Ranking):
                     f"could not apply '{tok.text}' to a condition (negations are supported on values only)"
                 )
 
-    def _fans_out(self, root: str, values) -> bool:
+    def _fans_out(self, root: str, values: list[ValueMatch]) -> bool:
         """Whether any value's table is reached from the root only through repeated rows."""
         for v in values:
             table = v.options[0][0] if v.options else root

@@ -5,7 +5,7 @@ scale ("from the oldest to the youngest", which orders by the measure the adject
 from __future__ import annotations
 
 from nl2sql.reasoning.offline.shapes.roles import Roles
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 
 
@@ -20,7 +20,7 @@ class Ordering(Roles):
         start, end, direction = oc
         m = self.next_mention(end, within=3)
         col = self.res.column(m) if m is not None else None
-        if col is not None:
+        if m is not None and col is not None:
             self.used.add(m.start)
         elif self.tokens[end - 1].low == "by" and self._unknown_between(
             end, min(end + 3, len(self.tokens))
@@ -43,7 +43,12 @@ class Ordering(Roles):
             raise Unclear("could not tell which column orders 'from … to …'")
         return col, found[1]
 
-    def finish_order(self, q: Query, request, default: list | None = None) -> list:
+    def finish_order(
+        self,
+        q: Query,
+        request: tuple[Col | None, str | None] | None,
+        default: list[Target] | None = None,
+    ) -> list[tuple[Target, str]]:
         """ORDER BY items: the named column, else the aggregate, else the first shown column."""
         if request is None:
             return []

@@ -8,12 +8,16 @@ directly. A top-N shows the measure beside the entity; "which X has the most Y" 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after
 from nl2sql.reasoning.offline.shapes.ordering import Ordering
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
+from nl2sql.reasoning.offline.words.cues import Superlative
+from nl2sql.reasoning.offline.words.numeric import NumCue
 
 _ENTITY_LEADS = frozenset(
     "which who whose list show name find give display return get identify what".split()
@@ -25,7 +29,13 @@ _TOTALS = {"total", "totals", "overall", "combined", "altogether", "cumulative",
 class Ranking(Ordering):
     """The ranking shape; `Analyzer` adds the others."""
 
-    def _ranks_entities(self, sup, measure_m: Mention | None) -> bool:
+    if TYPE_CHECKING:
+
+        def conditions(self, q: Query) -> list[tuple[NumCue, str]]:
+            """Fill q's conditions (`Clauses.conditions`, a subclass in the analyzer's MRO)."""
+            ...
+
+    def _ranks_entities(self, sup: Superlative, measure_m: Mention | None) -> bool:
         """Whether a superlative ranks rows ("which book has the highest price") or aggregates."""
         if sup[2] is not None:
             nxt = self.next_mention(sup[1] + 1, within=3)
@@ -38,7 +48,9 @@ class Ranking(Ordering):
             return True
         return any(m.start < sup_i and m is not measure_m for m in self.mentions)
 
-    def _ranking(self, measure, m_m, sup) -> Query:
+    def _ranking(
+        self, measure: Col | Agg | None, m_m: Mention | None, sup: Superlative | None
+    ) -> Query:
         limit, limit_i, limit_dir = self.scan.limit
         if measure is None:
             measure, m_m = self._rank_measure(sup)
@@ -69,9 +81,10 @@ class Ranking(Ordering):
         self.res.add_context(q.root)
         keys, outputs = self.outputs(entity)
         self.conditions(q)
-        shown = [(o, None) for o in self.projections(outputs)]
+        shown = self.projections(outputs)
         # "top 5 … by number of orders" shows the numbers; "which year had the most …" the year
-        q.group, q.select = keys, shown + ([(measure, None)] if limit is not None else [])
+        q.group = keys
+        q.select = [(o, None) for o in shown + ([measure] if limit is not None else [])]
         q.order = [(measure, direction)]
         q.limit = limit or 1
         return q
@@ -85,21 +98,25 @@ class Ranking(Ordering):
         except JoinError:
             return False
 
-    def _plain_ranking(self, entity, root: str, measure: Col, direction: str, limit: int) -> Query:
+    def _plain_ranking(
+        self, entity: Col | str, root: str, measure: Col, direction: str, limit: int
+    ) -> Query:
         q = Query(root=root, shape="ranking")
         self.res.add_context(q.root)
         _, outputs = self.outputs(entity)
         self.conditions(q)
         asked = self.projections([])
         # asked-for columns are shown alone; otherwise the entity's label (and the measure for top-N)
-        ranked = [measure] if measure not in outputs and self.scan.limit[0] is not None else []
+        ranked: list[Target] = (
+            [measure] if measure not in outputs and self.scan.limit[0] is not None else []
+        )
         shown = asked or outputs + ranked
         q.select = [(o, None) for o in shown]
         q.order = [(measure, direction)]
         q.limit = limit
         return q
 
-    def _rank_measure(self, sup) -> tuple:
+    def _rank_measure(self, sup: Superlative | None) -> tuple[Col | Agg | None, Mention | None]:
         """The measure after "by" ("top 5 products by price") or after the superlative."""
         for _, end, word in C.group_cues(self.tokens):
             if word != "by":
@@ -116,7 +133,7 @@ class Ranking(Ordering):
                 return found, m
         return None, None
 
-    def _counted_noun(self, sup, m: Mention) -> Agg | None:
+    def _counted_noun(self, sup: Superlative, m: Mention) -> Agg | None:
         """ "the most awards": a noun after most/fewest that only loosely names a column counts
         the rows of that column's table."""
         if self.tokens[sup[1]].low not in ("most", "fewest", "least") or self.res.table(m):
@@ -137,7 +154,9 @@ class Ranking(Ordering):
             return Agg("count", table)
         return None
 
-    def _entity(self, limit_i: int | None, sup, measure_m: Mention | None) -> Mention:
+    def _entity(
+        self, limit_i: int | None, sup: Superlative | None, measure_m: Mention | None
+    ) -> Mention:
         """What is ranked: the words after "top N" / "which N", the table named right after the
         superlative ("the youngest pet"), else the first table named, else the first mention."""
         if limit_i is not None:
@@ -158,7 +177,7 @@ class Ranking(Ordering):
             return (tables or free)[0]
         raise Unclear("could not tell what to rank")
 
-    def _adjective_measure(self, sup, entity) -> Col | Agg | None:
+    def _adjective_measure(self, sup: Superlative | None, entity: Col | str) -> Col | Agg | None:
         """The measure an adjective names: "most expensive" → a price column of the entity."""
         if sup is None or sup[2] is None:
             return None

@@ -54,7 +54,7 @@ class Resolver:
         cands = [
             e
             for e in mention.columns()
-            if kinds is None or self.idx.kind(e.table, e.column) in kinds
+            if kinds is None or self.idx.kind(e.table, _name(e)) in kinds
         ]
         if not cands:
             return None
@@ -65,7 +65,7 @@ class Resolver:
         if len(best) > 1:
             options = ", ".join(e.ref for e in best[:4])
             raise Unclear(f"'{mention.text}' could mean {options}; name the table")
-        return Col(best[0].table, best[0].column)
+        return Col(best[0].table, _name(best[0]))
 
     def _own_generic(self, mention: Mention, cands: list[Element]) -> Col | None:
         """ "the names and ids of all nations": a bare "id" / "name" belongs to the entity the
@@ -76,7 +76,7 @@ class Resolver:
             return None
         own = [e for e in cands if e.table == entity]
         if own:
-            return Col(own[0].table, own[0].column)
+            return Col(own[0].table, _name(own[0]))
         if any(e.score >= 1.0 for e in cands):
             return None  # a column called exactly so elsewhere ("the names of the people who …")
         # "the name of the makers": the entity's own label, not another table's "country name"
@@ -125,7 +125,7 @@ class Resolver:
     ) -> tuple[list[tuple[str, str, str]], bool]:
         """Value options ordered by closeness to the context; True when the first is a tie."""
 
-        def key(o: tuple[str, str, str]) -> tuple:
+        def key(o: tuple[str, str, str]) -> tuple[int, int, int]:
             ctx = self.context.index(o[0]) if o[0] in self.context else len(self.context)
             far = min((self.hops(c, o[0]) for c in self.context), default=0)
             return (ctx, far, self.idx.order.get(o[0], 0))
@@ -133,6 +133,12 @@ class Resolver:
         ranked = sorted(options, key=key)
         tie = len(ranked) > 1 and key(ranked[0])[:2] == key(ranked[1])[:2]
         return ranked, tie
+
+
+def _name(e: Element) -> str:
+    """The column name of a column element (`Mention.columns()` holds only those)."""
+    assert e.column is not None
+    return e.column
 
 
 def _bfs(idx: SchemaIndex, start: str) -> dict[str, int]:

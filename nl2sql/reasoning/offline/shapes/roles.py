@@ -14,8 +14,9 @@ from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Linking, Mention
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Part, Query, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
+from nl2sql.reasoning.offline.words.numeric import NumCue
 from nl2sql.reasoning.offline.words.scan import Scan, bare_numbers
 
 _TIME_PARTS = {
@@ -130,21 +131,21 @@ class Roles:
                 return e.dst
         return None
 
-    def outputs(self, entity: Col | Part | str) -> tuple[list, list]:
+    def outputs(self, entity: Col | Part | str) -> tuple[list[Target], list[Target]]:
         """(group keys, shown columns) of a group target."""
         if not isinstance(entity, str):
             return [entity], [entity]
         labels, pk = self.idx.labels[entity], self.idx.pk(entity)
-        keys = [Col(entity, c) for c in dict.fromkeys(pk + labels)]
-        shown = [Col(entity, c) for c in (labels or pk)]
+        keys: list[Target] = [Col(entity, c) for c in dict.fromkeys(pk + labels)]
+        shown: list[Target] = [Col(entity, c) for c in (labels or pk)]
         if not shown:
             raise Unclear(f"{entity} has no key or name column to group by")
         return keys, shown
 
-    def groups(self, q: Query) -> tuple[list, list]:
+    def groups(self, q: Query) -> tuple[list[Target], list[Target]]:
         """Group keys and shown columns from "per / for each / by" cues."""
-        keys: list = []
-        shown: list = []
+        keys: list[Target] = []
+        shown: list[Target] = []
         for start, end, word in C.group_cues(self.tokens):
             targets = self._group_targets(q, start, end, word)
             for target in targets:
@@ -155,13 +156,13 @@ class Roles:
                 shown += [x for x in o if x not in shown]
         return keys, shown
 
-    def _group_targets(self, q: Query, start: int, end: int, word: str) -> list:
+    def _group_targets(self, q: Query, start: int, end: int, word: str) -> list[Col | Part | str]:
         nxt = [t for t in self.tokens[end : end + 2] if t.low not in ("the", "a")]
         if nxt and nxt[0].low.rstrip("s") in _TIME_PARTS and self.idx.date_columns(q.root):
             part = _TIME_PARTS[nxt[0].low.rstrip("s")]
-            for m in self.mentions:
-                if m.start == nxt[0].index:
-                    self.used.add(m.start)
+            for mention in self.mentions:
+                if mention.start == nxt[0].index:
+                    self.used.add(mention.start)
             return [Part(part, Col(q.root, self.idx.date_columns(q.root)[0]))]
         m = adjacent_after(self.mentions, self.tokens, end, self.used, within=2)
         if m is None and word == "each":
@@ -171,11 +172,12 @@ class Roles:
         if m is None or (word == "by" and not self._by_groups(start, m)):
             return []
         m = self._head_of_compound(m)
-        targets = [self.group_target(m)]
+        targets: list[Col | Part | str] = [self.group_target(m)]
         while m.end < len(self.tokens) and self.tokens[m.end].low == "and":
-            m = adjacent_after(self.mentions, self.tokens, m.end + 1, self.used, within=1)
-            if m is None:
+            following = adjacent_after(self.mentions, self.tokens, m.end + 1, self.used, within=1)
+            if following is None:
                 break
+            m = following
             targets.append(self.group_target(m))
         return targets
 
@@ -201,19 +203,20 @@ class Roles:
         # "placed by customers", "books by authors from Japan": a relation, not a grouping
         return not (prev.endswith("ed") or prev in _PARTICIPLES or after in _RESTRICTIVE)
 
-    def projections(self, default: list) -> list:
+    def projections(self, default: list[Target]) -> list[Target]:
         """Columns the question asks to see (unused column mentions), else `default`."""
-        shown = []
+        shown: list[Target] = []
         for m in self.mentions:
             if m.start in self.used or self.res.table(m) or not m.columns():
                 continue
             col = self.res.column(m)
+            assert col is not None  # a mention with columns names one (or raises Unclear)
             self.used.add(m.start)
             if col not in shown:
                 shown.append(col)
         return shown or default
 
-    def having_subquery(self, q: Query, measure: Agg, having: list) -> None:
+    def having_subquery(self, q: Query, measure: Agg, having: list[tuple[NumCue, str]]) -> None:
         """COUNT of entities WHERE key IN (SELECT fk FROM other GROUP BY fk HAVING COUNT(*) op n)."""
         if len(having) != 1 or measure.col is not None:
             raise Unclear("could not combine a count with several per-row count conditions")

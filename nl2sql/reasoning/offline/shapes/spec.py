@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 
 class Unclear(ValueError):
@@ -50,7 +51,7 @@ class Cond:
 
     target: Target
     op: str
-    values: list = field(default_factory=list)
+    values: list[Any] = field(default_factory=list)
     negated: bool = False
     text: str = ""  # the question words it comes from, for the reasoning
     pos: int = -1  # index of its first question token (to find what "or" / "and" connect)

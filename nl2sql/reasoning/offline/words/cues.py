@@ -7,6 +7,8 @@ token indices it used.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from nl2sql.reasoning.offline.words.lexicon import FILLER, PLAIN_MEASURES, SUPERLATIVE_MEASURES
 from nl2sql.reasoning.offline.words.text import Token
 
@@ -52,6 +54,9 @@ ASC_WORDS = frozenset(
     """.split()
 )
 
+#: A superlative cue: (direction, token index, measure stems the adjective names or None).
+Superlative = tuple[str, int, tuple[str, ...] | None]
+
 
 def _words(tokens: list[Token], i: int, n: int) -> tuple[str, ...]:
     return tuple(t.low for t in tokens[i : i + n])
@@ -78,7 +83,7 @@ def find_limit(tokens: list[Token], taken: set[int]) -> tuple[int | None, int | 
     return None, None, None
 
 
-def count_cue(tokens: list[Token], skip: set[int] = frozenset()) -> tuple[int, int] | None:
+def count_cue(tokens: list[Token], skip: AbstractSet[int] = frozenset()) -> tuple[int, int] | None:
     """Span of "how many" / "number of" / "count of" / "count the"; None when absent."""
     for i, tok in enumerate(tokens):
         if i in skip:
@@ -113,19 +118,18 @@ def agg_cue(tokens: list[Token], taken: set[int]) -> tuple[str, int] | None:
     return None
 
 
-def superlative(
-    tokens: list[Token], taken: set[int]
-) -> tuple[str, int, tuple[str, ...] | None] | None:
+def superlative(tokens: list[Token], taken: set[int]) -> Superlative | None:
     """The first superlative: (direction, index, measure stems named by the adjective or None).
 
     "top"/"bottom" only count when no more specific superlative follows ("top 5 ... lowest price").
     """
     found = [s for s in (_superlative_at(tokens, i, taken) for i in range(len(tokens))) if s]
     specific = [s for s in found if tokens[s[1]].low not in ("top", "bottom")]
-    return (specific or found or [None])[0]
+    chosen = specific or found
+    return chosen[0] if chosen else None
 
 
-def _superlative_at(tokens: list[Token], i: int, taken: set[int]):
+def _superlative_at(tokens: list[Token], i: int, taken: set[int]) -> Superlative | None:
     tok = tokens[i]
     if i in taken:
         return None

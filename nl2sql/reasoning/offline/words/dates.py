@@ -50,6 +50,10 @@ class DateCond:
     year: int | None = None  # set when the condition is exactly one calendar year
 
 
+#: A period: (start, end exclusive, next token index, part of the year, its value, year).
+Period = tuple[date | None, date | None, int, str | None, int | None, int | None]
+
+
 def _year(tok: Token | None) -> int | None:
     if tok is None or tok.kind != "number" or "." in tok.text or "," in tok.text:
         return None
@@ -65,7 +69,7 @@ def _at(tokens: list[Token], i: int) -> Token | None:
     return tokens[i] if 0 <= i < len(tokens) else None
 
 
-def _period(tokens: list[Token], i: int, allow_bare_year: bool) -> tuple | None:
+def _period(tokens: list[Token], i: int, allow_bare_year: bool) -> Period | None:
     """A period starting at token i: (start, end_excl, next_index, part, part_value, year)."""
     tok = tokens[i]
     if tok.kind == "date":
@@ -91,7 +95,7 @@ def _period(tokens: list[Token], i: int, allow_bare_year: bool) -> tuple | None:
     return None
 
 
-def _month_period(tokens: list[Token], i: int) -> tuple | None:
+def _month_period(tokens: list[Token], i: int) -> Period | None:
     """A month with its year ("March 2024", "March 5, 2024"), or a bare month (a part of the year)."""
     tok = tokens[i]
     month, j = MONTHS[tok.low], i + 1
@@ -171,7 +175,7 @@ def _open_ended(tokens: list[Token], cond: DateCond, i: int) -> DateCond:
     return cond
 
 
-def _with_preposition(tokens: list[Token], i: int, p: tuple) -> tuple[DateCond, int]:
+def _with_preposition(tokens: list[Token], i: int, p: Period) -> tuple[DateCond, int]:
     start, end, j, part, part_value, year = p
     lead = [k for k in (i - 1, i - 2) if k >= 0]
     words = [tokens[k].low for k in lead]
@@ -205,12 +209,12 @@ def _with_preposition(tokens: list[Token], i: int, p: tuple) -> tuple[DateCond, 
         return DateCond(tuple(range(first, j)), _text(tokens, first, j), end, None), j
     if words and words[0] in _AFTER:
         return DateCond(tuple(range(first, j)), _text(tokens, first, j), start, None), j
-    used = (
+    begin = (
         first
         if words and words[0] in ("in", "during", "on", "for", "within", "throughout", "from")
         else i
     )
-    return DateCond(tuple(range(used, j)), _text(tokens, used, j), start, end, year=year), j
+    return DateCond(tuple(range(begin, j)), _text(tokens, begin, j), start, end, year=year), j
 
 
 def _text(tokens: list[Token], i: int, j: int) -> str:

@@ -70,7 +70,7 @@ _COMPARATIVES = {
     **{word: op for word, (_, op) in COMPARATIVE_MEASURES.items()},
 }
 _OPS = {">": ">", ">=": ">=", "<": "<", "<=": "<=", "=": "=", "!=": "!=", "<>": "!="}
-_TRAILING = {
+_TRAILING: dict[tuple[str, ...], str] = {
     ("or", "more"): ">=",
     ("or", "greater"): ">=",
     ("or", "above"): ">=",
@@ -137,7 +137,10 @@ def find_numeric(tokens: list[Token], taken: set[int]) -> list[NumCue]:
 def _cue_at(tokens: list[Token], i: int, taken: set[int]) -> NumCue | None:
     if i in taken:
         return None
-    text = lambda a, b: " ".join(t.text for t in tokens[a:b])  # noqa: E731
+
+    def text(a: int, b: int) -> str:
+        return " ".join(t.text for t in tokens[a:b])
+
     if tokens[i].low == "between":
         lo, hi = _num(tokens, i + 1), _num(tokens, i + 3)
         if lo is not None and hi is not None and _words(tokens, i + 2, 1) == ("and",):
@@ -164,9 +167,9 @@ def _cue_at(tokens: list[Token], i: int, taken: set[int]) -> NumCue | None:
         return _gapped(tokens, i, i + 1, _COMPARATIVES[tokens[i].low], taken, need_than=True)
     value = _num(tokens, i)
     if value is not None and tokens[i].kind == "number":
-        op = _TRAILING.get(_words(tokens, i + 1, 2))
-        if op:
-            return NumCue(op, value, None, i, i + 3, text(i, i + 3))
+        trailing = _TRAILING.get(_words(tokens, i + 1, 2))
+        if trailing:
+            return NumCue(trailing, value, None, i, i + 3, text(i, i + 3))
     return None
 
 

@@ -61,7 +61,7 @@ def find_units(tokens: list[Token]) -> dict[int, tuple[tuple[str, ...], int]]:
     return out
 
 
-def _with_unit(cue: NumCue, units) -> NumCue:
+def _with_unit(cue: NumCue, units: dict[int, tuple[tuple[str, ...], int]]) -> NumCue:
     """A comparison ending in a number with a unit names its measure and covers the unit."""
     unit = units.get(cue.end - 1)
     if unit is None:
@@ -74,7 +74,13 @@ def bare_numbers(s: Scan, value_spans: list[tuple[int, int]]) -> list[NumCue]:
     inside = {i for a, b in value_spans for i in range(a, b)}
     out = []
     for tok in s.tokens:
-        if tok.kind == "number" and tok.index not in s.taken and tok.index not in inside:
+        value = tok.number  # never None for a number token
+        if (
+            tok.kind == "number"
+            and value is not None
+            and tok.index not in s.taken
+            and tok.index not in inside
+        ):
             measure, end = s.units.get(tok.index, ((), tok.index + 1))
-            out.append(NumCue("=", tok.number, None, tok.index, end, tok.text, measure=measure))
+            out.append(NumCue("=", value, None, tok.index, end, tok.text, measure=measure))
     return out
