@@ -9,6 +9,7 @@ every column of every table read counts as touched), never optimistic.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import sqlglot.expressions as exp
 
@@ -50,7 +51,7 @@ def sql_touches(sql: str, dialect: str, snapshot: SchemaSnapshot) -> Touches:
     return Touches(frozenset(tables), frozenset(columns), has_limit)
 
 
-def _resolved_columns(tree: exp.Expression, dialect: str, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
+def _resolved_columns(tree: exp.Expr, dialect: str, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
     from sqlglot.optimizer.qualify import qualify
     from sqlglot.optimizer.scope import traverse_scope
 
@@ -65,10 +66,10 @@ def _resolved_columns(tree: exp.Expression, dialect: str, snapshot: SchemaSnapsh
     return found
 
 
-def _schema(snapshot: SchemaSnapshot) -> dict:
+def _schema(snapshot: SchemaSnapshot) -> dict[str, Any]:
     """sqlglot's nested schema: {db: {table: {column: type}}} or {table: {column: type}}."""
     if any(t.schema_name for t in snapshot.tables):
-        nested: dict = {}
+        nested: dict[str, dict[str, dict[str, str]]] = {}
         for t in snapshot.tables:
             nested.setdefault(t.schema_name or "", {})[t.name] = {c.name: "TEXT" for c in t.columns}
         return nested

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
+from typing import cast
 
 import sqlglot.expressions as exp
 from sqlglot.expressions import ddl, dml
@@ -110,7 +111,7 @@ def inspect_query(
         if isinstance(node, exp.Func):
             verdict = _function_verdict(node, dialect)
         elif cls is exp.Table:
-            verdict = _table_verdict(node, dialect, sql, allowed_tables)
+            verdict = _table_verdict(cast(exp.Table, node), dialect, sql, allowed_tables)
         else:
             continue
         if verdict is not None:
