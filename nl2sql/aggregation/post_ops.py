@@ -40,7 +40,7 @@ def to_sqlglot(expr: Expr, *, aggregates: bool = False) -> exp.Expr:
     """
     render = _RENDERERS.get(expr.kind)
     if expr.kind == "aggregate" and aggregates:
-        return _aggregate_sql(expr)  # type: ignore[arg-type]
+        return _aggregate_sql(expr)
     if render is None:
         where = "an aggregate's argument" if aggregates else "post-combine operations"
         raise AggregationError(f"{where} do not support {expr.kind!r} expressions")
