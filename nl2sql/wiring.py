@@ -161,7 +161,8 @@ def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModel
 def _open_vector_store(path: Path, breaker: CircuitBreaker, adapters: Mapping[str, Any],
                        schemas: SchemaStore, descriptions: Mapping[str, str]) -> VectorStore:
     """The chromadb store with every datasource and its tables indexed (idempotent)."""
-    from nl2sql.retrieval.store import DatasourceDoc, VectorStore
+    from nl2sql.retrieval.documents import DatasourceDoc
+    from nl2sql.retrieval.store import VectorStore
 
     store = VectorStore(path, breaker=breaker)
     docs = []
