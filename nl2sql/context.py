@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from nl2sql.governance.services import Governance
     from nl2sql.reasoning.registry import ModelRegistry
     from nl2sql.retrieval.store import VectorStore
-    from nl2sql.schema.store import SchemaStore
+    from nl2sql.schema.store import SchemaSource
     from nl2sql.settings import Settings
 
 
@@ -47,7 +47,7 @@ class CancelToken:
 class NL2SQLContext:
     settings: Settings
     datasources: Mapping[str, DatasourceAdapter]
-    schemas: SchemaStore
+    schemas: SchemaSource
     models: ModelRegistry
     artifacts: ArtifactStore
     vector_store_factory: Callable[[CircuitBreaker], VectorStore] | None = None
@@ -59,7 +59,7 @@ class NL2SQLContext:
     deadline: float | None = None  # time.monotonic() by which this run must end
     governance: Governance | None = None  # policies, hooks, curated answers (None: none at all)
     # Shared by every per-run copy, so the store is created once per session.
-    _vector_box: list[Any] = field(default_factory=lambda: [None], repr=False)
+    _vector_box: list[VectorStore | None] = field(default_factory=lambda: [None], repr=False)
     _vector_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:

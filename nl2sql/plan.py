@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -260,11 +260,11 @@ for _model in (
 CLAUSES = ("select", "joins", "where", "group_by", "having", "order_by")
 
 
-def children(node: object) -> list:
+def children(node: object) -> list[object]:
     """The direct children of a plan node (its fields' values, lists flattened)."""
     if isinstance(node, list):
         return node
-    out: list = []
+    out: list[object] = []
     for name in getattr(type(node), "model_fields", {}):
         value = getattr(node, name)
         out += value if isinstance(value, list) else [value]
@@ -285,7 +285,7 @@ def walk_expression(node: object) -> Iterator[Expr]:
     if isinstance(node, PlanModel):
         return
     if isinstance(node, BaseModel) and hasattr(node, "kind"):
-        yield node
+        yield cast("Expr", node)  # a model with a `kind` discriminator is an expression node
     if isinstance(node, BaseModel | list):
         for child in children(node):
             yield from walk_expression(child)
@@ -368,9 +368,9 @@ def _collect(plan: PlanModel, path: str, outer: PlanScope | None, snapshot: Sche
     tables = {ref.alias: snapshot.table(ref.name) for ref in plan.tables}
     scope = PlanScope(plan=plan, tables=tables, outer=outer, path=path)
     out.append(scope)
-    nested = [(c, n) for c, n in clause_expressions(plan) if isinstance(getattr(n, "query", None), PlanModel)]
-    for n, (clause, node) in enumerate(nested):
-        _collect(node.query, f"{path}.{clause}[{n}]", scope, snapshot, out)
+    nested = [(c, q) for c, n in clause_expressions(plan) if isinstance(q := getattr(n, "query", None), PlanModel)]
+    for n, (clause, query) in enumerate(nested):
+        _collect(query, f"{path}.{clause}[{n}]", scope, snapshot, out)
     if plan.set_operation is not None:
         _collect(plan.set_operation.right, f"{path}.set_operation", outer, snapshot, out)
 

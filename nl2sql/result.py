@@ -7,7 +7,7 @@ text and HTML reprs), so notebooks can be compared by nbval.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from nl2sql.errors import ErrorCode, PipelineError, RunWarning
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
@@ -102,7 +102,8 @@ class QueryResult:
         import polars as pl
 
         table = self.table()
-        return pl.from_arrow(table) if table is not None else pl.DataFrame()
+        # from_arrow gives a Series only for an Array; a Table is always a DataFrame
+        return cast(pl.DataFrame, pl.from_arrow(table)) if table is not None else pl.DataFrame()
 
     @property
     def frames(self) -> dict[str, pd.DataFrame]:

@@ -24,7 +24,7 @@ from nl2sql.security.rbac import UserContext
 from nl2sql.settings import FileConfig, Settings
 
 if TYPE_CHECKING:
-    from nl2sql.governance.approvals import PinnedRun
+    from nl2sql.governance.approvals import Approval, PinnedRun
     from nl2sql.governance.curated import CuratedAnswer
     from nl2sql.governance.hooks import HookRegistry
     from nl2sql.schema.models import SchemaSnapshot
@@ -50,7 +50,7 @@ class Session:
         self.approvals = ApprovalStore(folder / "approvals")
         self._graphs: dict[tuple[bool, bool], Any] = {}
         self._lock = threading.Lock()
-        self._on_close: list[weakref.finalize] = []
+        self._on_close: list[weakref.finalize[..., Any]] = []
 
     @property
     def hooks(self) -> HookRegistry:
@@ -122,6 +122,7 @@ class Session:
         if not isinstance(question, str) or not question.strip():
             raise ValueError("the question is empty")
         question = question.strip()
+        pinned: PinnedRun | None
         if plan is not None:
             pinned = actions.supplied_pin(self.context, question, plan, datasource)
         else:
@@ -135,7 +136,7 @@ class Session:
                         user=result.user)
 
     def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,
-             pinned: Any = None, approvals: list | None = None, timeout_s: float | None = None,
+             pinned: Any = None, approvals: list[Approval] | None = None, timeout_s: float | None = None,
              on_event: Callable[[dict[str, Any]], None] | None = None,
              cancel_token: CancelToken | None = None) -> QueryResult:
         """One run with the entrypoint's fields: the pin, and the approval decisions on record
@@ -204,11 +205,11 @@ class Session:
         """Keep `result`'s decomposition and plans: its question runs on them next time."""
         if result.verified_match is not None:
             raise ValueError("this answer is a curated one: it already runs its verified query")
-        outputs = [o for o in result.sub_queries if o.sub_query is not None]
+        outputs = [(o.sub_query, o) for o in result.sub_queries if o.sub_query is not None]
         pinned = actions.chosen_pin(
             result.decomposition,
-            plans={o.sub_query.id: o.plan for o in outputs if o.plan is not None},
-            failed=[o.sub_query.id for o in outputs if o.status in ("error", "dropped")],
+            plans={sq.id: o.plan for sq, o in outputs if o.plan is not None},
+            failed=[sq.id for sq, o in outputs if o.status in ("error", "dropped")],
             fingerprint=lambda ds: self.context.schemas.get(ds).fingerprint,
             question=result.state.user_query,
         )
@@ -220,7 +221,8 @@ class Session:
         """Promote a successful run of one query to a curated answer (`.nl2sql/curated.yaml`)."""
         if result.status != "success" or not result.executed:
             raise ValueError(f"only a successful, executed run can be verified (this one: {result.status})")
-        outputs = [o for o in result.sub_queries if o.sql_draft and o.sub_query is not None]
+        outputs = [(o.sub_query, o.sql_draft) for o in result.sub_queries
+                   if o.sql_draft and o.sub_query is not None]
         decomposition = result.decomposition
         if len(outputs) != 1 or (decomposition is not None and decomposition.post_combine_ops):
             raise ValueError("a curated answer is one query on one datasource; this run combines "
@@ -228,9 +230,9 @@ class Session:
         curated = self.governance.curated
         if curated is None:
             raise ValueError("curated answers are not available in this session")
-        out = outputs[0]
-        answer = actions.curated_answer(result.state.user_query, out.sub_query.datasource_id,
-                                        out.sql_draft, by=by or _who(result), note=note)
+        sub_query, sql = outputs[0]
+        answer = actions.curated_answer(result.state.user_query, sub_query.datasource_id,
+                                        sql, by=by or _who(result), note=note)
         curated.promote(answer)
         return answer
 

@@ -178,7 +178,8 @@ def _open_vector_store(path: Path, breaker: CircuitBreaker, adapters: Mapping[st
                        redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None) -> VectorStore:
     """The chromadb store with every datasource and its tables indexed (idempotent); sample
     values of denied columns are never indexed (the store is a file anyone with it can read)."""
-    from nl2sql.retrieval.store import DatasourceDoc, VectorStore
+    from nl2sql.retrieval.documents import DatasourceDoc
+    from nl2sql.retrieval.store import VectorStore
 
     store = VectorStore(path, breaker=breaker)
     docs = []

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from nl2sql.reasoning.offline.catalog.naming import words_of
-from nl2sql.reasoning.offline.words.text import split_identifier, tokenize
 
 import nl2sql
+from nl2sql.reasoning.offline.catalog.naming import words_of
+from nl2sql.reasoning.offline.words.text import split_identifier, tokenize
 
 _TABLES = [
     "CREATE TABLE orders (id INTEGER PRIMARY KEY, amount REAL, city TEXT)",

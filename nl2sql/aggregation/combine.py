@@ -54,7 +54,7 @@ def union_all(duck: DuckSession, tables: list[pa.Table]) -> pa.Table:
         numbered = with_row_number(table, row)
         numbered = numbered.append_column(src, pa.array([i] * table.num_rows, type=pa.int64()))
         selects.append(exp.select("*").from_(duck.register(numbered)))
-    union = selects[0]
+    union: exp.Query = selects[0]
     for select in selects[1:]:
         union = exp.union(union, select, distinct=False)
     ordered = exp.select("*").from_(union.subquery("u")).order_by(column(src), column(row))
@@ -106,11 +106,11 @@ def common_type(types: list[pa.DataType]) -> pa.DataType:
 
 
 def _numeric(t: pa.DataType) -> bool:
-    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+    return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t))
 
 
 def _text(t: pa.DataType) -> bool:
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t))
 
 
 def _plain(t: pa.DataType) -> pa.DataType:
@@ -148,7 +148,7 @@ def _conditions(
     in an outer join, where the first input may be missing the row)."""
     parts = []
     for j, key in enumerate(keys[i]):
-        left: exp.Expression = column(keys[0][j], refs[0])
+        left: exp.Expr = column(keys[0][j], refs[0])
         if outer and i > 1:
             left = exp.Coalesce(
                 this=left, expressions=[column(keys[p][j], refs[p]) for p in range(1, i)]
@@ -234,7 +234,7 @@ def shared_dimensions(tables: list[pa.Table]) -> list[str]:
     ]
 
 
-def _compare_keys(refs: list[exp.Table], keys: list[list[str]]) -> list[exp.Expression]:
+def _compare_keys(refs: list[exp.Table], keys: list[list[str]]) -> list[exp.Expr]:
     # A row found in only one input still shows its key: coalesce over the inputs.
     return [
         exp.Coalesce(

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import TracebackType
+from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 from sqlglot import exp
 
 from nl2sql.errors import safe_one_line
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 class AggregationError(ValueError):
@@ -26,11 +30,11 @@ class DuckSession:
         import duckdb  # lazy: the aggregator is imported on the pipeline's hot path
 
         self._error = duckdb.Error
-        self._connection = None  # opened on first use: a standalone-only DAG never needs it
+        self._connection: duckdb.DuckDBPyConnection | None = None  # opened on first use: a standalone-only DAG never needs it
         self._count = 0
 
     @property
-    def _con(self):
+    def _con(self) -> duckdb.DuckDBPyConnection:
         if self._connection is None:
             import duckdb
 
@@ -72,8 +76,9 @@ def column(name: str, table: exp.Table | None = None) -> exp.Column:
     return exp.column(name, table=table.name if table is not None else None, quoted=True)
 
 
-def alias(expression: exp.Expression, name: str) -> exp.Alias:
-    return exp.alias_(expression, name, quoted=True)
+def alias(expression: exp.Expr, name: str) -> exp.Alias:
+    # alias_ is typed as returning any expression; with a column alias it builds an exp.Alias
+    return cast(exp.Alias, exp.alias_(expression, name, quoted=True))
 
 
 def order_column(tables: Iterable[pa.Table]) -> str:

@@ -103,7 +103,7 @@ def _group_for(run: _Run, node: DAGNode) -> CombineGroup:
 def _run_group(run: _Run, node: DAGNode) -> None:
     group = _group_for(run, node)
     run.outcome.operations[node.id] = group.operation
-    where = {"dag_node_id": node.id, "group_id": group.group_id}
+    where: dict[str, object] = {"dag_node_id": node.id, "group_id": group.group_id}
     capped = _check_inputs(run, group, where)
     if capped is None:
         return
@@ -180,7 +180,7 @@ def _run_post(run: _Run, node: DAGNode) -> None:
     source = node.inputs[0]
     if source not in run.tables:
         return  # the step before failed and already reported why
-    where = {"dag_node_id": node.id, "group_id": node.group_id, "op_id": node.op_id}
+    where: dict[str, object] = {"dag_node_id": node.id, "group_id": node.group_id, "op_id": node.op_id}
     if op is None:
         message = f"post-combine op {node.op_id!r} is not in the decomposition"
         _error(run, ErrorCode.AGGREGATOR_FAILED, message, where)

@@ -31,7 +31,7 @@ _ARITHMETIC = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div}
 _AGGREGATES = {"count": exp.Count, "sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}
 
 
-def to_sqlglot(expr: Expr, *, aggregates: bool = False) -> exp.Expression:
+def to_sqlglot(expr: Expr, *, aggregates: bool = False) -> exp.Expr:
     """A sqlglot expression for `expr`; AggregationError for kinds post-ops do not support.
 
     >>> from nl2sql.plan import Comparison, col, lit
@@ -40,14 +40,14 @@ def to_sqlglot(expr: Expr, *, aggregates: bool = False) -> exp.Expression:
     """
     render = _RENDERERS.get(expr.kind)
     if expr.kind == "aggregate" and aggregates:
-        return _aggregate_sql(expr)  # type: ignore[arg-type]
+        return _aggregate_sql(expr)
     if render is None:
         where = "an aggregate's argument" if aggregates else "post-combine operations"
         raise AggregationError(f"{where} do not support {expr.kind!r} expressions")
     return render(expr)
 
 
-def _literal(value: str | int | float | bool | None) -> exp.Expression:
+def _literal(value: str | int | float | bool | None) -> exp.Expr:
     if value is None:
         return exp.Null()
     if isinstance(value, bool):  # before int: bool is an int subclass
@@ -59,23 +59,23 @@ def _literal(value: str | int | float | bool | None) -> exp.Expression:
     return exp.Literal.string(value)
 
 
-def _negate(expression: exp.Expression, negated: bool) -> exp.Expression:
+def _negate(expression: exp.Expr, negated: bool) -> exp.Expr:
     return exp.Not(this=exp.Paren(this=expression)) if negated else expression
 
 
-def _in_list(e: InList) -> exp.Expression:
+def _in_list(e: InList) -> exp.Expr:
     if e.query is not None or not e.values:
         raise AggregationError("post-combine IN needs a list of values, not a subquery")
     values = [to_sqlglot(v) for v in e.values]
     return _negate(exp.In(this=to_sqlglot(e.expr), expressions=values), e.negated)
 
 
-def _bool(e: BoolOp) -> exp.Expression:
+def _bool(e: BoolOp) -> exp.Expr:
     combine = exp.and_ if e.op == "and" else exp.or_
     return exp.Paren(this=combine(*(to_sqlglot(i) for i in e.items)))
 
 
-_RENDERERS: dict[str, Callable[..., exp.Expression]] = {
+_RENDERERS: dict[str, Callable[..., exp.Expr]] = {
     "column": lambda e: column(e.name),
     "literal": lambda e: _literal(e.value),
     "comparison": lambda e: _COMPARISONS[e.op](
@@ -103,7 +103,7 @@ _RENDERERS: dict[str, Callable[..., exp.Expression]] = {
 }
 
 
-def _aggregate_sql(agg: Aggregate) -> exp.Expression:
+def _aggregate_sql(agg: Aggregate) -> exp.Expr:
     if agg.arg is None or agg.arg.kind == "star":
         if agg.func != "count":
             raise AggregationError(f"{agg.func}(*) is not an aggregate; name a column")

@@ -28,7 +28,8 @@ class ResultFrame:
 
     @property
     def row_count(self) -> int:
-        return self.table.num_rows
+        rows: int = self.table.num_rows
+        return rows
 
 
 class ResultError(NL2SQLError):

@@ -102,7 +102,7 @@ def _check_names(id: str, tables: Mapping[str, Any]) -> None:
 
 def _load(con: duckdb.DuckDBPyConnection, id: str, name: str, source: Any) -> None:
     if isinstance(source, str | Path):
-        origin: exp.Expression = _file_scan(id, name, str(source))
+        origin: exp.Expr = _file_scan(id, name, str(source))
     else:
         con.register(_STAGING, to_arrow(id, name, source))
         origin = table_expr(_STAGING)

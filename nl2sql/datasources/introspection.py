@@ -90,7 +90,7 @@ def _population(table: exp.Table, columns: Sequence[str]) -> exp.Subquery:
 
 def stats_sql(table: exp.Table, columns: Sequence[Column], dialect: str) -> str:
     """One query: COUNT(DISTINCT c) for every column, AVG(LENGTH(c)) for the sampled ones."""
-    projections: list[exp.Expression] = []
+    projections: list[exp.Expr] = []
     for col in columns:
         projections.append(exp.Count(this=exp.Distinct(expressions=[_ident(col.name)])))
         if _is_sampled(col):
@@ -200,7 +200,7 @@ def snapshot_with_statistics(adapter: Any, tables: Sequence[Table], run: Run) ->
                           description=adapter.description)
 
 
-def bounded_lookup(run: Callable[..., list], table_key: str, column: str, needle: str, limit: int,
+def bounded_lookup(run: Callable[..., list[Any]], table_key: str, column: str, needle: str, limit: int,
                    dialect: str, timeout_s: float) -> list[str]:
     """Existing values of a column that equal or contain `needle` (case-insensitive).
 

@@ -4,8 +4,8 @@ catalog, and the bounded value lookup. Each engine's adapter adds its connection
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from nl2sql.datasources.base import Capabilities
 
@@ -20,6 +20,8 @@ class SQLAdapter:
     """Base of the SQL adapters; a subclass provides `dialect` and `_rows(sql, timeout_s=...)`."""
 
     dialect: str
+    #: (sql, timeout_s=...) -> every row: each engine's adapter defines it as a method
+    _rows: Callable[..., list[Any]]
 
     def _init_settings(
         self, id: str, *, description: str | None, row_cap: int, timeout_s: float, sample_values: int

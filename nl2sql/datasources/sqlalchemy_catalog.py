@@ -47,7 +47,8 @@ def read_catalog(conn: Connection, schemas: Sequence[str | None]) -> list[Table]
         comments = _comments(inspector, schema)
         for name in names:
             key = (schema, name)
-            pk = list((primary.get(key) or {}).get("constrained_columns") or [])
+            constraint = primary.get(key)
+            pk = list((constraint.get("constrained_columns") if constraint else None) or [])
             tables.append(
                 Table(
                     name=name,
@@ -108,7 +109,8 @@ def _column(info: Mapping[str, Any], pk: list[str], dialect: Dialect) -> Column:
 
 def _type_name(type_: Any, dialect: Dialect) -> str:
     try:
-        return type_.compile(dialect=dialect)
+        rendered: str = type_.compile(dialect=dialect)
+        return rendered
     except Exception:  # noqa: BLE001 - a type the dialect cannot render (NullType): its repr
         return str(type_.__class__.__name__).upper() if type_ is not None else ""
 

@@ -10,6 +10,7 @@ to the first token, never the statement and never a password.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from nl2sql.datasources.base import ResultError
 from nl2sql.errors import safe_one_line
@@ -102,11 +103,11 @@ def classify_error(
 ) -> ResultError:
     """Map a driver (or SQLAlchemy-wrapped) exception to a ResultError with a safe message."""
     orig = getattr(exc, "orig", None) or exc
-    if backend == "postgresql" and getattr(orig, "sqlstate", None):
-        kind, retryable = _pg_kind(orig.sqlstate, _pg_message(orig))
+    sqlstate = getattr(orig, "sqlstate", None)
+    if backend == "postgresql" and sqlstate:
+        kind, retryable = _pg_kind(sqlstate, _pg_message(orig))
         message = _pg_message(orig)
-    elif backend in ("mysql", "mariadb") and _mysql_code(orig) is not None:
-        code = _mysql_code(orig)
+    elif backend in ("mysql", "mariadb") and (code := _mysql_code(orig)) is not None:
         kind, retryable = _mysql_kind(code)
         message = _mysql_message(orig, code)
     else:
@@ -147,7 +148,7 @@ def _mysql_kind(code: int) -> tuple[str, bool]:
 
 
 def _mysql_message(orig: BaseException, code: int) -> str:
-    args = getattr(orig, "args", ())
+    args: tuple[Any, ...] = getattr(orig, "args", ())
     text = str(args[1]) if len(args) > 1 else str(orig)
     text = _MYSQL_MANUAL.sub("", text)
     # The server echoes the statement from the error onwards; keep only its first token.

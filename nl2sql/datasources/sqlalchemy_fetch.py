@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from contextlib import closing, suppress
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import TokenType
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.tokens import TokenType
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -43,7 +43,7 @@ def is_query(sql: str, dialect: str) -> bool:
 
 def fetch_postgres(conn: Connection, sql: str, cap: int, check: Check) -> tuple[list[str], Rows]:
     """(column names, at most cap + 1 rows) through psycopg, streaming."""
-    raw = conn.connection.driver_connection
+    raw: Any = conn.connection.driver_connection  # a psycopg connection (untyped here)
     if is_query(sql, "postgres"):
         with raw.cursor(name=_CURSOR) as cur:
             cur.execute(sql)

@@ -8,6 +8,7 @@ SELECT, table reads, functions, recursive CTEs and a few read-only introspection
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,7 +48,7 @@ class ReadOnlyPool:
         # isolation_level=None: the driver never issues BEGIN on its own.
         con = sqlite3.connect(self._uri, uri=True, check_same_thread=False, isolation_level=None)
         con.set_authorizer(authorize)
-        if hasattr(con, "setconfig"):  # Python 3.12+: "name" is always an identifier
+        if sys.version_info >= (3, 12):  # Connection.setconfig: "name" is always an identifier
             con.setconfig(sqlite3.SQLITE_DBCONFIG_DQS_DML, False)
             con.setconfig(sqlite3.SQLITE_DBCONFIG_DQS_DDL, False)
         return con

@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,7 +57,7 @@ class PinnedRun(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: PinnedSource
-    decomposition: dict  # DecomposerResponse as a dict (kept loose: it is re-validated on entry)
+    decomposition: dict[str, Any]  # DecomposerResponse as a dict (kept loose: it is re-validated on entry)
     plans: dict[str, PlanModel] = Field(default_factory=dict)  # sub_query_id -> plan
     fingerprints: dict[str, str] = Field(default_factory=dict)  # datasource_id -> schema fingerprint
     question: str = ""  # the question it was made for
@@ -85,7 +86,7 @@ def request_id(question: str, sub_query: SubQuery, plan: PlanModel | None, sql: 
 def pinned_from_approvals(
     approvals: Iterable[Approval],
     requests: Iterable[ApprovalRequest],
-    decomposition: DecomposerResponse | dict | None,
+    decomposition: DecomposerResponse | dict[str, Any] | None,
     question: str = "",
 ) -> PinnedRun | None:
     """The approved requests' plans pinned on their run's decomposition (source "approved").

@@ -21,12 +21,15 @@ import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from nl2sql.errors import ConfigError
 from nl2sql.plan import PlanModel
+
+if TYPE_CHECKING:
+    from nl2sql.governance.curated_index import CuratedIndex
 
 
 class VerifiedMatch(BaseModel):
@@ -131,8 +134,8 @@ class CuratedStore:
         self.promoted = Path(promoted)
         self.threshold = threshold
         self._index_path = index_path
-        self._index: Any = None
-        self._stamp: tuple | None = None
+        self._index: CuratedIndex | None = None
+        self._stamp: tuple[tuple[object, ...], ...] | None = None
         self._answers: list[CuratedAnswer] = []
         self._lock = threading.Lock()
 
@@ -183,7 +186,7 @@ class CuratedStore:
         return self._index.search(question, candidates)
 
 
-def _stamp(path: Path) -> tuple:
+def _stamp(path: Path) -> tuple[object, ...]:
     try:
         st = path.stat()
     except FileNotFoundError:

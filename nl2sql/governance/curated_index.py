@@ -39,7 +39,7 @@ class CuratedIndex(VectorStore):
         keys = [answer_key(a) for a in candidates]
         self._ensure(keys, candidates)
         hits = self._query(CURATED, question, len(set(keys)), where={"key": {"$in": sorted(set(keys))}})
-        position = {}
+        position: dict[str, int] = {}
         for i, key in enumerate(keys):
             position.setdefault(key, i)
         return [(position[str(meta["key"])], sim) for meta, sim in hits if str(meta["key"]) in position]

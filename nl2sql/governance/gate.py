@@ -9,7 +9,7 @@ on record for the exact request denies it; an approval satisfies require_approva
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.decomposition import SubQuery
@@ -53,7 +53,7 @@ def screen(ctx: NL2SQLContext, query: Candidate, *, node: str, attempt: int | No
         question=query.question, intent=sq.intent, dialect=query.dialect,
         fingerprint=raw_snapshot(ctx.schemas, ds).fingerprint,
     )
-    tag = {"sub_query_id": sq.id, **({"attempt": attempt} if attempt is not None else {})}
+    tag: dict[str, Any] = {"sub_query_id": sq.id, **({"attempt": attempt} if attempt is not None else {})}
     decided = [a for a in query.approvals if a.request_id == rid]
     if any(not a.approved for a in decided):
         by = next(a for a in decided if not a.approved)
@@ -83,13 +83,13 @@ def screen(ctx: NL2SQLContext, query: Candidate, *, node: str, attempt: int | No
     return Screened("allow", request, "execute.before: allowed")
 
 
-def _denied(node: str, message: str, rid: str, **details) -> PipelineError:
+def _denied(node: str, message: str, rid: str, **details: Any) -> PipelineError:
     return error(node, ErrorCode.SECURITY_VIOLATION, message, severity=ErrorSeverity.CRITICAL,
                  request_id=rid, **details)
 
 
 def run_before(ctx: NL2SQLContext, question: str, user: UserContext,
-               datasource_id: str | None) -> tuple[str, list[dict], PipelineError | None]:
+               datasource_id: str | None) -> tuple[str, list[dict[str, Any]], PipelineError | None]:
     """(question to run, reasoning notes, refusal) after the run.before hooks.
 
     A deny or a broken hook is the refusal: the run does not start."""

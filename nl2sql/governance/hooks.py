@@ -125,7 +125,7 @@ class HookRegistry:
         if not callable(fn):
             raise TypeError("a hook must be callable")
         with self._lock:
-            self._hooks[event].append(_Hook(name or getattr(fn, "__name__", repr(fn)), fn))
+            self._hooks[event].append(_Hook(name or str(getattr(fn, "__name__", repr(fn))), fn))
         return fn
 
     def remove(self, event: str, fn_or_name: Callable[..., Any] | str) -> bool:

@@ -14,11 +14,14 @@ import json
 import re
 import threading
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from nl2sql.files import private_dir, write_private
 from nl2sql.governance.approvals import Approval, ApprovalRequest, PinnedRun
+
+_M = TypeVar("_M", bound=BaseModel)
 
 #: Written beside the stores so a project folder committed to git keeps only readable state.
 GITIGNORE = "# nl2sql: caches are rebuilt on demand\nartifacts/\nchroma/\n"
@@ -133,7 +136,7 @@ class ApprovalStore:
         return [r for p in sorted(self.folder.glob("*.json")) if (r := _read(p, ApprovalRecord))]
 
 
-def _read(path: Path, model: type[BaseModel]):
+def _read(path: Path, model: type[_M]) -> _M | None:
     """The record in `path`, or None when absent; a damaged file is an error naming it."""
     if not path.is_file():
         return None

@@ -9,11 +9,15 @@ every column of every table read counts as touched), never optimistic.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import sqlglot.expressions as exp
 
 from nl2sql.dialects import dialect_name
 from nl2sql.schema.models import SchemaSnapshot
+
+if TYPE_CHECKING:
+    from sqlglot.optimizer.scope import Scope
 
 # DuckDB `SELECT #2`: a column by position (absent from older sqlglot versions)
 _POSITIONAL = tuple(c for c in (getattr(exp, "PositionalColumn", None),) if c is not None)
@@ -53,7 +57,7 @@ def sql_touches(sql: str, dialect: str, snapshot: SchemaSnapshot) -> Touches:
     return Touches(frozenset(tables), frozenset(columns), has_limit)
 
 
-def _resolved_columns(tree: exp.Expression, dialect: str, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
+def _resolved_columns(tree: exp.Expr, dialect: str, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
     """Every (table, column) the qualified query reads, whole-row and pattern references included.
 
     `SELECT c FROM customers AS c`, `to_json(c)` or `CAST(c AS TEXT)` read every column of `c`
@@ -86,7 +90,7 @@ def _resolved_columns(tree: exp.Expression, dialect: str, snapshot: SchemaSnapsh
     return found
 
 
-def _source_of(scope, name: str):
+def _source_of(scope: Scope | None, name: str) -> exp.Expr | Scope:
     """The table or derived scope `name` refers to in `scope` or an enclosing one (correlated)."""
     here = scope
     while here is not None:
@@ -97,7 +101,7 @@ def _source_of(scope, name: str):
     raise LookupError(f"no source named {name!r}")
 
 
-def _visible_sources(scope) -> list:
+def _visible_sources(scope: Scope | None) -> list[Any]:
     """The sources a star sees: its own scope's, or the nearest enclosing scope's when it has none."""
     here = scope
     while here is not None and not here.selected_sources:
@@ -105,7 +109,7 @@ def _visible_sources(scope) -> list:
     return list(here.selected_sources.values()) if here is not None else []
 
 
-def _every_column(source, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
+def _every_column(source: object, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
     """All columns of a table source; a derived source's columns are counted in its own scope."""
     if isinstance(source, tuple):
         source = source[1]
@@ -115,10 +119,10 @@ def _every_column(source, snapshot: SchemaSnapshot) -> set[tuple[str, str]]:
     return {(table.key, c.name) for c in table.columns} if table is not None else set()
 
 
-def _schema(snapshot: SchemaSnapshot) -> dict:
+def _schema(snapshot: SchemaSnapshot) -> dict[str, Any]:
     """sqlglot's nested schema: {db: {table: {column: type}}} or {table: {column: type}}."""
     if any(t.schema_name for t in snapshot.tables):
-        nested: dict = {}
+        nested: dict[str, dict[str, dict[str, str]]] = {}
         for t in snapshot.tables:
             nested.setdefault(t.schema_name or "", {})[t.name] = {c.name: "TEXT" for c in t.columns}
         return nested

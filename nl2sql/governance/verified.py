@@ -34,6 +34,7 @@ def verified_sql(ctx: NL2SQLContext, answer: CuratedAnswer) -> str:
     from nl2sql.sqlgen import render_plan
 
     adapter = ctx.datasources[answer.datasource]
+    assert answer.plan is not None  # CuratedAnswer's validator requires `sql` or `plan`
     return render_plan(answer.plan, adapter.dialect, ctx.schemas.get(answer.datasource))
 
 

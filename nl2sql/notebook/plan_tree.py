@@ -52,7 +52,7 @@ def _query_tree(label: str, query: exp.Expr) -> Tree:
     return Tree(label, tuple(_clauses(query)))
 
 
-def _clauses(select: exp.Expression) -> list[Tree]:
+def _clauses(select: exp.Expr) -> list[Tree]:
     from sqlglot import exp
 
     head = "SELECT DISTINCT" if select.args.get("distinct") else "SELECT"

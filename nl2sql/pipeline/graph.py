@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -50,10 +52,10 @@ class RunCancelled(NL2SQLError):
     """Raised before a node starts when the run's token is cancelled."""
 
 
-def guarded(name: str, node: Callable) -> Callable:
+def guarded(name: str, node: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a node: refuse to start once the run is cancelled; report start and finish."""
 
-    def run(state, runtime: Runtime[NL2SQLContext]):
+    def run(state: Any, runtime: Runtime[NL2SQLContext]) -> Any:
         ctx = runtime.context
         if ctx.cancel_token.cancelled:
             raise RunCancelled(f"run cancelled before {name}: {ctx.cancel_token.reason}")
@@ -68,7 +70,9 @@ def guarded(name: str, node: Callable) -> Callable:
     return run
 
 
-def build_graph(*, execute: bool = True, curated: bool = False):
+def build_graph(
+    *, execute: bool = True, curated: bool = False
+) -> CompiledStateGraph[GraphState, NL2SQLContext, GraphState, GraphState]:
     """The compiled main graph. With execute=False the SQL agent stops after generating SQL and
     the run ends once every scan has been planned. With curated=True (curated answers are
     configured) and execute=True, the curated matcher is the entry point."""

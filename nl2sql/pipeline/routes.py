@@ -3,6 +3,8 @@ write state."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Send
@@ -16,7 +18,7 @@ from nl2sql.names import (
     LAYER_ROUTER,
     PINNED_ENTRY,
 )
-from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.state import GraphState, required
 from nl2sql.pipeline.subgraphs.boundary import build_scan_payload, subgraph_id_for
 from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
 
@@ -41,7 +43,9 @@ def resolver_route(state: GraphState) -> str:
     return DECOMPOSER
 
 
-def build_scan_layer_router(*, execute: bool = True):
+def build_scan_layer_router(
+    *, execute: bool = True
+) -> Callable[[GraphState, Runtime[NL2SQLContext]], list[Send] | str]:
     """The layer router: Send every scan that has not run, then aggregator or END."""
 
     def route(state: GraphState, runtime: Runtime[NL2SQLContext]) -> list[Send] | str:
@@ -49,10 +53,10 @@ def build_scan_layer_router(*, execute: bool = True):
         if dag is None or not dag.layers:
             return END
         ctx: NL2SQLContext = runtime.context
-        by_id = {sq.id: sq for sq in state.decomposer_response.sub_queries}
+        by_id = {sq.id: sq for sq in required(state.decomposer_response, "decomposition").sub_queries}
         sends = []
         for node in dag.scan_nodes:
-            sq = by_id[node.sub_query_id]
+            sq = by_id[required(node.sub_query_id, "scan sub-query id")]
             spec = resolve_subgraph(sq.datasource_id, ctx.datasources.get(sq.datasource_id))
             if subgraph_id_for(spec.name, sq.id) in state.subgraph_outputs:
                 continue  # already ran, whatever its status

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 import uuid
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,9 +32,24 @@ from nl2sql.schema.models import Table
 from nl2sql.security.rbac import UserContext
 
 
-def update_results(current: dict | None, new: dict | None) -> dict:
+def update_results(
+    current: dict[str, Any] | None, new: dict[str, Any] | None
+) -> dict[str, Any]:
     """Merge two dicts, keys of `new` winning: {**current, **new}."""
     return {**(current or {}), **(new or {})}
+
+
+_T = TypeVar("_T")
+
+
+def required(value: _T | None, what: str) -> _T:
+    """`value`, which the graph's wiring guarantees by the time a node reads it.
+
+    None means a node ran out of order: a wiring bug, reported as such rather than as an
+    AttributeError deep in the node."""
+    if value is None:
+        raise ValueError(f"the graph state carries no {what}")
+    return value
 
 
 _STATE_CONFIG = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
@@ -94,3 +109,22 @@ class SubgraphExecutionState(BaseModel):
     dropped: bool = False
     # Which post-execution checks already went back through the refiner (each runs once).
     post_checks_done: Annotated[list[str], operator.add] = Field(default_factory=list)
+
+    def require_sub_query(self) -> SubQuery:
+        """The scan's sub-query: the boundary (build_scan_payload) sets one for every scan."""
+        if self.sub_query is None:
+            raise ValueError("the subgraph state carries no sub-query")
+        return self.sub_query
+
+    def require_plan(self) -> PlanModel:
+        """The planned query: the nodes after the planner run only once it produced one."""
+        plan = self.ast_planner_response.plan if self.ast_planner_response else None
+        if plan is None:
+            raise ValueError("the subgraph state carries no plan")
+        return plan
+
+    def require_generated(self) -> GeneratorResponse:
+        """The rendered SQL: the approval gate and the executor run only after the generator."""
+        if self.generator_response is None:
+            raise ValueError("the subgraph state carries no generated SQL")
+        return self.generator_response

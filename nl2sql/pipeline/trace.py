@@ -99,6 +99,7 @@ class StateTree:
         path.reverse()
         reducers = self._reducers.get(path[0].namespace, self._sub_reducers)
         state = copy.deepcopy(path[0].reset_state)
+        assert state is not None  # the walk stops at a reset node; the root always is one
         for node in path:
             state = merge_delta(state, copy.deepcopy(node.delta), reducers)
         return state
@@ -161,9 +162,10 @@ class TraceRecorder:
 
     def _settle(self) -> None:
         if self._pending:
-            if self._routing_order is not None:
+            order = self._routing_order
+            if order is not None:
                 before = self.tree.state_at(self._cursor)
-                self._pending.sort(key=lambda i: self._routing_order(before, self.tree.nodes[i].delta))
+                self._pending.sort(key=lambda i: order(before, self.tree.nodes[i].delta))
             self._cursor = self.tree.add_merge(self._cursor, self._pending)
             self._pending = []
 

@@ -51,7 +51,8 @@ def _read_safetensors(path: Path) -> dict[str, np.ndarray]:
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     mean = x.mean(-1, keepdims=True)
     var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + 1e-12) * w + b
+    normed: np.ndarray = (x - mean) / np.sqrt(var + 1e-12) * w + b
+    return normed
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -60,7 +61,8 @@ def _erf(x: np.ndarray) -> np.ndarray:
     poly = t * (
         0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
     )
-    return np.sign(x) * (1.0 - poly * np.exp(-x * x))
+    erf: np.ndarray = np.sign(x) * (1.0 - poly * np.exp(-x * x))
+    return erf
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
@@ -105,12 +107,14 @@ class MiniLMEmbedding(CosineEmbeddingFunction):
         for i in range(_LAYERS):
             x = self._layer(x, bias, w, f"encoder.layer.{i}.")
         pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        unit: np.ndarray = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return unit
 
     @staticmethod
     def _layer(x: np.ndarray, bias: np.ndarray, w: dict[str, np.ndarray], p: str) -> np.ndarray:
         def dense(h: np.ndarray, name: str) -> np.ndarray:
-            return h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+            out: np.ndarray = h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+            return out
 
         b, n, d = x.shape
         hd = d // _HEADS

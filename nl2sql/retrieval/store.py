@@ -187,8 +187,9 @@ class VectorStore:
 
         # a persisted collection names its embedding function; chromadb rebuilds it from that
         # name whenever a collection is used without one passed in, so the class must be known
-        register_embedding_function(HashingEmbedding)
-        register_embedding_function(type(self.embedding))
+        # chromadb leaves register_embedding_function unannotated
+        register_embedding_function(HashingEmbedding)  # type: ignore[no-untyped-call]
+        register_embedding_function(type(self.embedding))  # type: ignore[no-untyped-call]
         settings = Settings(anonymized_telemetry=False)
         if self.path is not None:
             private_dir(self.path)  # the index holds sample values: nobody else may read it

@@ -10,11 +10,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
     from nl2sql.schema.models import SchemaSnapshot
+
+
+class SchemaSource(Protocol):
+    """What a run reads schemas through: a SchemaStore, or a per-user view over one."""
+
+    def get(self, datasource_id: str) -> SchemaSnapshot: ...
+
+    def refresh(self, datasource_id: str | None = None) -> None: ...
 
 
 class SchemaStore:

@@ -22,15 +22,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nl2sql.errors import ConfigError
-from nl2sql.schema.models import SchemaSnapshot, Table
+from nl2sql.schema.models import ForeignKey, SchemaSnapshot, Table
+from nl2sql.schema.store import SchemaSource
 
-ALL = "*"
+ALL: Final = "*"
 
 
 class UserContext(BaseModel):
@@ -142,7 +144,8 @@ class _DsAccess:
         return found
 
 
-_NOT_GRANTED: Any = object()  # a role that does not grant the table at all
+class _Grant(Enum):
+    NOT_GRANTED = "not granted"
 
 
 def _redact_table(table: Table, grants: list[_DsAccess]) -> Table:
@@ -161,7 +164,12 @@ def _redact_table(table: Table, grants: list[_DsAccess]) -> Table:
     ]})
 
 
-def _column_list(grant: DatasourceGrant, table: Table):
+_NOT_GRANTED: Final = _Grant.NOT_GRANTED  # a role that does not grant the table at all
+
+
+def _column_list(
+    grant: DatasourceGrant, table: Table
+) -> frozenset[str] | None | Literal[_Grant.NOT_GRANTED]:
     """What one role's grant says about `table`: _NOT_GRANTED, None (every column) or a list."""
     # Table.key only (schema-qualified where the source has schemas): never a looser match
     key = table.key.lower()
@@ -245,7 +253,7 @@ def _filter_table(table: Table, columns: list[str] | None) -> Table:
 
 def _drop_dangling_keys(table: Table, kept: Mapping[str, Table]) -> Table:
     """Foreign keys survive only when both ends (tables and columns) are still visible."""
-    def visible(fk) -> bool:
+    def visible(fk: ForeignKey) -> bool:
         ref = kept.get(fk.ref_table.lower())
         return (ref is not None and all(table.column(c) for c in fk.columns)
                 and all(ref.column(c) for c in fk.ref_columns))
@@ -261,7 +269,7 @@ class PolicySchemaView:
     name a denied object as such, and pins compare its fingerprints).
     """
 
-    def __init__(self, base: Any, access: Access):
+    def __init__(self, base: SchemaSource, access: Access):
         self.base = base
         self.access = access
         # datasource -> (the raw snapshot it was made from, the filtered one)
@@ -283,6 +291,7 @@ class PolicySchemaView:
             self._cache.clear()
 
 
-def raw_snapshot(schemas: Any, datasource_id: str) -> SchemaSnapshot:
+def raw_snapshot(schemas: SchemaSource, datasource_id: str) -> SchemaSnapshot:
     """The unfiltered snapshot behind `schemas` (a PolicySchemaView or a plain store)."""
-    return getattr(schemas, "base", schemas).get(datasource_id)
+    source: SchemaSource = getattr(schemas, "base", schemas)
+    return source.get(datasource_id)

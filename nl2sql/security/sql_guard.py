@@ -23,9 +23,9 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
 import sqlglot.expressions as exp
+from sqlglot import Token, TokenType
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError
-from sqlglot.tokens import Token, TokenType
 
 from nl2sql.dialects import dialect_name
 from nl2sql.errors import safe_one_line
@@ -154,6 +154,7 @@ def _is_query(root: exp.Expr) -> bool:
 def _non_query(root: exp.Expr, tokens: list[Token]) -> GuardResult:
     """Refuse a statement that is not a query: as a write when it writes, else NOT_A_QUERY."""
     keyword = _first_keyword(tokens)
+    writes: exp.Expr | None
     if isinstance(root, exp.Command):
         # sqlglot keeps unsupported statements as opaque text: judge them by their words
         # (EXPLAIN ANALYZE runs the statement it explains)

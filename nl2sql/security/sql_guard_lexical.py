@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from sqlglot.tokens import Token, TokenType
+from sqlglot import Token, TokenType
 
 from nl2sql.security.sql_guard_result import GuardCode, GuardResult, refuse, shown
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
+from typing import cast
 
 import sqlglot.expressions as exp
 from sqlglot.expressions import ddl, dml
@@ -107,7 +108,7 @@ def inspect_query(
         if isinstance(node, exp.Func):
             verdict = _function_verdict(node, dialect)
         elif cls is exp.Table:
-            verdict = table_verdict(node, dialect, sql, allowed_tables, id(node) in ctes)
+            verdict = table_verdict(cast(exp.Table, node), dialect, sql, allowed_tables, id(node) in ctes)
         elif cls is exp.SessionParameter:
             verdict = session_variable_refusal(node.sql(dialect))
         else:

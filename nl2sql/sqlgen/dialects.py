@@ -25,7 +25,7 @@ _WIDE_DECIMAL = "DECIMAL(38, 10)"
 _STRFTIME = {"YEAR": "%Y", "QUARTER": "%m", "MONTH": "%m", "DAY": "%d"}
 
 
-def adapt(query: exp.Expression, dialect: str) -> exp.Expression:
+def adapt(query: exp.Expr, dialect: str) -> exp.Expr:
     """Return a copy of the neutral `query` rewritten for the sqlglot `dialect`."""
     rewrites = _REWRITES.get(dialect, ())
     out = query.copy()
@@ -34,20 +34,21 @@ def adapt(query: exp.Expression, dialect: str) -> exp.Expression:
     return out
 
 
-def _is_real(node: exp.Expression) -> bool:
+def _is_real(node: exp.Expr) -> bool:
     """True when `node` is known to be non-integer: typed as such, or itself a real division."""
     inner = node.unnest() if isinstance(node, exp.Paren) else node
     return isinstance(inner, exp.Div) or inner.is_type(*exp.DataType.REAL_TYPES)
 
 
-def _strip_date_literal(node: exp.Expression) -> exp.Expression:
+def _strip_date_literal(node: exp.Expr) -> exp.Expr:
     # SQLite stores dates as ISO text, so the literal compares correctly as a plain string.
     if isinstance(node, exp.Cast) and node.meta.get(DATE_LITERAL):
-        return node.this
+        literal: exp.Expr = node.this
+        return literal
     return node
 
 
-def _sqlite_extract(node: exp.Expression) -> exp.Expression:
+def _sqlite_extract(node: exp.Expr) -> exp.Expr:
     # SQLite has no EXTRACT and sqlglot leaves it as is: use STRFTIME, cast to a number.
     if not isinstance(node, exp.Extract):
         return node
@@ -65,21 +66,21 @@ def _sqlite_extract(node: exp.Expression) -> exp.Expression:
     return exp.Paren(this=exp.Div(this=shifted, expression=exp.Literal.number(3), typed=True))
 
 
-def _sqlite_decimal(node: exp.Expression) -> exp.Expression:
+def _sqlite_decimal(node: exp.Expr) -> exp.Expr:
     # SQLite has no fixed-point type; a parameterised DECIMAL would become REAL(38, 10).
     if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.DECIMAL:
         return exp.DataType.build("DOUBLE")
     return node
 
 
-def _postgres_extract(node: exp.Expression) -> exp.Expression:
+def _postgres_extract(node: exp.Expr) -> exp.Expr:
     # PostgreSQL 14+ returns NUMERIC from EXTRACT; the other engines return integers.
     if isinstance(node, exp.Extract) and not isinstance(node.parent, exp.Cast):
         return exp.Cast(this=node, to=exp.DataType.build("INT"))
     return node
 
 
-def _postgres_round(node: exp.Expression) -> exp.Expression:
+def _postgres_round(node: exp.Expr) -> exp.Expr:
     # ROUND(double precision, int) does not exist in PostgreSQL; ROUND(numeric, int) does.
     if isinstance(node, exp.Round) and node.args.get("decimals") is not None:
         arg = node.this
@@ -88,13 +89,13 @@ def _postgres_round(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _no_backslash_literal(node: exp.Expression, charset: str | None = None) -> exp.Expression:
+def _no_backslash_literal(node: exp.Expr, charset: str | None = None) -> exp.Expr:
     # Whether a backslash escapes the next quote depends on server settings (PostgreSQL
     # standard_conforming_strings, MySQL NO_BACKSLASH_ESCAPES), so the SQL guard refuses such
     # literals: spell each backslash as CHR(92) / CHAR(92) between plain quoted pieces instead.
     if not (isinstance(node, exp.Literal) and node.is_string and "\\" in node.this):
         return node
-    pieces: list[exp.Expression] = []
+    pieces: list[exp.Expr] = []
     for i, text in enumerate(node.this.split("\\")):
         if i:
             code = exp.Chr(expressions=[exp.Literal.number(92)])
@@ -106,22 +107,24 @@ def _no_backslash_literal(node: exp.Expression, charset: str | None = None) -> e
     return exp.Paren(this=exp.Concat(expressions=pieces, safe=True)) if len(pieces) > 1 else pieces[0]
 
 
-def _mysql_no_backslash_literal(node: exp.Expression) -> exp.Expression:
+def _mysql_no_backslash_literal(node: exp.Expr) -> exp.Expr:
     # MySQL's CHAR(92) alone is a binary string; in the connection's text charset it compares
     # like the column's own values.
     return _no_backslash_literal(node, "utf8mb4")
 
 
-def _mysql_offset(node: exp.Expression) -> exp.Expression:
+def _mysql_offset(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Query) and node.args.get("offset") and not node.args.get("limit"):
         node.set("limit", exp.Limit(expression=exp.Literal.number(_MYSQL_NO_LIMIT)))
     return node
 
 
-def _mysql_in_limit(node: exp.Expression) -> exp.Expression:
+def _mysql_in_limit(node: exp.Expr) -> exp.Expr:
     # MySQL/MariaDB refuse LIMIT in an IN subquery, but accept it one derived table deeper.
     query = node.args.get("query") if isinstance(node, exp.In) else None
-    inner = query.this if isinstance(query, exp.Subquery) else None
+    if not isinstance(query, exp.Subquery):
+        return node
+    inner = query.this
     if isinstance(inner, exp.Query) and inner.args.get("limit"):
         derived = exp.Subquery(this=inner.copy(), alias=exp.TableAlias(this=_quoted("_in")))
         query.set("this", exp.Select(expressions=[exp.Star()]).from_(derived, copy=False))
@@ -132,7 +135,7 @@ def _quoted(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
 
-def _mysql_division(node: exp.Expression) -> exp.Expression:
+def _mysql_division(node: exp.Expr) -> exp.Expr:
     # MySQL divides integers into a DECIMAL with only 4 more digits (div_precision_increment):
     # a DOUBLE operand gives the same real division as the other engines.
     if isinstance(node, exp.Div) and not node.args.get("typed"):
@@ -142,7 +145,7 @@ def _mysql_division(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _wide_decimal(node: exp.Expression) -> exp.Expression:
+def _wide_decimal(node: exp.Expr) -> exp.Expr:
     if (
         isinstance(node, exp.DataType)
         and node.this == exp.DataType.Type.DECIMAL

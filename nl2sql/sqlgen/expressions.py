@@ -8,11 +8,34 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 from sqlglot import exp
 
 from nl2sql.errors import SQLGenError
-from nl2sql.plan import Expr, Literal_, PlanModel, PlanScope, Star
+from nl2sql.plan import (
+    Aggregate,
+    Arithmetic,
+    Between,
+    BoolOp,
+    Case,
+    Cast,
+    ColumnRef,
+    Comparison,
+    Exists,
+    Expr,
+    Extract,
+    Function,
+    InList,
+    IsNull,
+    Like,
+    Literal_,
+    Not,
+    PlanModel,
+    PlanScope,
+    ScalarSubquery,
+    Star,
+)
 from nl2sql.schema.models import Column, Table
 from nl2sql.sqlgen.dialects import DATE_LITERAL
 
@@ -43,7 +66,7 @@ def ident(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
 
-def _paren(node: exp.Expression) -> exp.Expression:
+def _paren(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Paren):
         return node
     # operators first: in sqlglot, AND and OR are Func subclasses too
@@ -52,11 +75,11 @@ def _paren(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _negate(node: exp.Expression, negated: bool) -> exp.Expression:
+def _negate(node: exp.Expr, negated: bool) -> exp.Expr:
     return exp.Not(this=node) if negated else node
 
 
-def _is_temporal(node: exp.Expression) -> bool:
+def _is_temporal(node: exp.Expr) -> bool:
     column = node.meta.get("nl2sql_column") if isinstance(node, exp.Column) else None
     if isinstance(column, Column):
         return column.is_temporal
@@ -70,11 +93,12 @@ class ExpressionBuilder(ABC):
     def query(self, plan: PlanModel, outer: PlanScope | None, top: bool) -> exp.Query:
         """Build a nested plan whose column references may use the aliases of `outer`."""
 
-    def expr(self, node: Expr, scope: PlanScope, clause: str) -> exp.Expression:
+    def expr(self, node: Expr, scope: PlanScope, clause: str) -> exp.Expr:
         """Render one plan expression; `clause` decides where select aliases may be used."""
-        return getattr(self, f"_x_{node.kind}")(node, scope, clause)
+        render: Callable[[Expr, PlanScope, str], exp.Expr] = getattr(self, f"_x_{node.kind}")
+        return render(node, scope, clause)
 
-    def _x_column(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_column(self, node: ColumnRef, scope: PlanScope, clause: str) -> exp.Expr:
         if node.table is not None:
             found = scope.declared(node.table)
             if found is None:
@@ -88,7 +112,7 @@ class ExpressionBuilder(ABC):
             return self.expr(item.expr, scope, "select")
         return _unqualified(node.name, scope)
 
-    def _x_literal(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_literal(self, node: Literal_, scope: PlanScope, clause: str) -> exp.Expr:
         value = node.value
         if value is None:
             return exp.Null()
@@ -100,10 +124,10 @@ class ExpressionBuilder(ABC):
             return exp.Literal.number(value)
         return exp.Literal.string(value)
 
-    def _x_star(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_star(self, node: Star, scope: PlanScope, clause: str) -> exp.Expr:
         raise SQLGenError("* can only be a whole select item or the argument of COUNT.")
 
-    def _x_aggregate(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_aggregate(self, node: Aggregate, scope: PlanScope, clause: str) -> exp.Expr:
         if node.arg is None or isinstance(node.arg, Star):
             if node.func != "count" or node.distinct:
                 raise SQLGenError(f"{node.func.upper()} needs a column, not *.")
@@ -116,7 +140,7 @@ class ExpressionBuilder(ABC):
             result.type = arg.type.copy()  # SUM of a DOUBLE is a DOUBLE: no cast before `/`
         return result
 
-    def _x_function(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_function(self, node: Function, scope: PlanScope, clause: str) -> exp.Expr:
         args = [self.expr(a, scope, clause) for a in node.args]
         most = _ARITY[node.name]
         if not args or (most is not None and len(args) > most):
@@ -127,11 +151,11 @@ class ExpressionBuilder(ABC):
             return exp.Coalesce(this=args[0], expressions=args[1:])
         return _FUNCTIONS[node.name](this=args[0])
 
-    def _x_extract(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_extract(self, node: Extract, scope: PlanScope, clause: str) -> exp.Expr:
         inner = self.expr(node.expr, scope, clause)
         return exp.Extract(this=exp.var(node.part.upper()), expression=inner)
 
-    def _x_arithmetic(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_arithmetic(self, node: Arithmetic, scope: PlanScope, clause: str) -> exp.Expr:
         left = _paren(self.expr(node.left, scope, clause))
         right = _paren(self.expr(node.right, scope, clause))
         if node.op == "/":
@@ -139,13 +163,13 @@ class ExpressionBuilder(ABC):
             return exp.Div(this=left, expression=right, typed=False, safe=False)
         return _ARITHMETIC[node.op](this=left, expression=right)
 
-    def _x_comparison(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_comparison(self, node: Comparison, scope: PlanScope, clause: str) -> exp.Expr:
         left = self.expr(node.left, scope, clause)
         right = self.expr(node.right, scope, clause)
         left, right = _date_literal(node.left, left, right), _date_literal(node.right, right, left)
         return _COMPARISONS[node.op](this=_paren(left), expression=_paren(right))
 
-    def _x_bool(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_bool(self, node: BoolOp, scope: PlanScope, clause: str) -> exp.Expr:
         items = [self.expr(i, scope, clause) for i in node.items]
         items = [exp.Paren(this=i) if isinstance(i, exp.Connector) else i for i in items]
         result = items[0]
@@ -153,16 +177,16 @@ class ExpressionBuilder(ABC):
             result = (exp.And if node.op == "and" else exp.Or)(this=result, expression=item)
         return result
 
-    def _x_not(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_not(self, node: Not, scope: PlanScope, clause: str) -> exp.Expr:
         return exp.Not(this=_paren(self.expr(node.expr, scope, clause)))
 
-    def _x_is_null(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_is_null(self, node: IsNull, scope: PlanScope, clause: str) -> exp.Expr:
         inner = _paren(self.expr(node.expr, scope, clause))
         # `x IS NOT NULL` reads better than sqlglot's canonical `NOT x IS NULL`
         null = exp.Not(this=exp.Null()) if node.negated else exp.Null()
         return exp.Is(this=inner, expression=null)
 
-    def _x_in(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_in(self, node: InList, scope: PlanScope, clause: str) -> exp.Expr:
         if bool(node.values) == (node.query is not None):
             raise SQLGenError(
                 "IN needs either a list of values or a subquery, not both or neither."
@@ -178,20 +202,20 @@ class ExpressionBuilder(ABC):
         ]
         return _negate(exp.In(this=_paren(left), expressions=values), node.negated)
 
-    def _x_between(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_between(self, node: Between, scope: PlanScope, clause: str) -> exp.Expr:
         inner = self.expr(node.expr, scope, clause)
         low = _date_literal(node.low, self.expr(node.low, scope, clause), inner)
         high = _date_literal(node.high, self.expr(node.high, scope, clause), inner)
         between = exp.Between(this=_paren(inner), low=_paren(low), high=_paren(high))
         return _negate(between, node.negated)
 
-    def _x_like(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_like(self, node: Like, scope: PlanScope, clause: str) -> exp.Expr:
         # ILIKE where the engine has it; sqlglot writes LOWER(x) LIKE LOWER(p) elsewhere
         cls = exp.ILike if node.case_insensitive else exp.Like
         inner = _paren(self.expr(node.expr, scope, clause))
         return _negate(cls(this=inner, expression=exp.Literal.string(node.pattern)), node.negated)
 
-    def _x_case(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_case(self, node: Case, scope: PlanScope, clause: str) -> exp.Expr:
         ifs = [
             exp.If(
                 this=self.expr(w.condition, scope, clause), true=self.expr(w.value, scope, clause)
@@ -201,14 +225,14 @@ class ExpressionBuilder(ABC):
         default = self.expr(node.else_, scope, clause) if node.else_ is not None else None
         return exp.Case(ifs=ifs, default=default)
 
-    def _x_cast(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_cast(self, node: Cast, scope: PlanScope, clause: str) -> exp.Expr:
         inner = self.expr(node.expr, scope, clause)
         return exp.Cast(this=inner, to=exp.DataType.build(_CAST_TYPES[node.to]))
 
-    def _x_exists(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_exists(self, node: Exists, scope: PlanScope, clause: str) -> exp.Expr:
         return _negate(exp.Exists(this=self.query(node.query, scope, top=False)), node.negated)
 
-    def _x_subquery(self, node, scope: PlanScope, clause: str) -> exp.Expression:
+    def _x_subquery(self, node: ScalarSubquery, scope: PlanScope, clause: str) -> exp.Expr:
         return exp.Subquery(this=self.query(node.query, scope, top=False))
 
 
@@ -243,7 +267,7 @@ def _unqualified(name: str, scope: PlanScope) -> exp.Column:
     return exp.Column(this=ident(name))
 
 
-def _date_literal(node: Expr, rendered: exp.Expression, other: exp.Expression) -> exp.Expression:
+def _date_literal(node: Expr, rendered: exp.Expr, other: exp.Expr) -> exp.Expr:
     """CAST an ISO date string compared with a temporal column to DATE or TIMESTAMP."""
     if not (isinstance(node, Literal_) and isinstance(node.value, str)):
         return rendered

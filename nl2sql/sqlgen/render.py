@@ -87,7 +87,7 @@ class _QueryBuilder(ExpressionBuilder):
             self._order_limit(plan, select, lambda node: self._order_key(node, scope))
             return select
         operation = plan.set_operation
-        right: exp.Expression = self.query(operation.right, outer, top=False)
+        right: exp.Expr = self.query(operation.right, outer, top=False)
         if isinstance(right, exp.SetOperation):
             # A UNION (B EXCEPT C): the nesting must survive every engine's precedence rules
             right = exp.Subquery(this=right)
@@ -121,7 +121,7 @@ class _QueryBuilder(ExpressionBuilder):
             select.set("distinct", exp.Distinct())
         return select
 
-    def _select_item(self, node: Expr, scope: PlanScope) -> exp.Expression:
+    def _select_item(self, node: Expr, scope: PlanScope) -> exp.Expr:
         if not isinstance(node, Star):
             return self.expr(node, scope, "select")
         if node.table is None:
@@ -141,12 +141,12 @@ class _QueryBuilder(ExpressionBuilder):
             joins[key] = join
         select.set("from_", exp.From(this=self._table(plan.tables[0])))
         for ref in plan.tables[1:]:
-            join = joins.get(ref.alias.lower())
-            if join is None:  # a table listed without a join condition: a cross product
+            joined = joins.get(ref.alias.lower())
+            if joined is None:  # a table listed without a join condition: a cross product
                 select.append("joins", exp.Join(this=self._table(ref), kind="CROSS"))
                 continue
-            on = self.expr(join.on, scope, "join")
-            side = {"side": "LEFT"} if join.kind == "left" else {"kind": "INNER"}
+            on = self.expr(joined.on, scope, "join")
+            side = {"side": "LEFT"} if joined.kind == "left" else {"kind": "INNER"}
             select.append("joins", exp.Join(this=self._table(ref), on=on, **side))
 
     def _table(self, ref: TableRef) -> exp.Table:
@@ -161,7 +161,7 @@ class _QueryBuilder(ExpressionBuilder):
         return exp.Table(this=ident(name), db=ident(schema) if schema else None, alias=alias)
 
     def _order_limit(
-        self, plan: PlanModel, query: exp.Query, key: Callable[[Expr], exp.Expression]
+        self, plan: PlanModel, query: exp.Query, key: Callable[[Expr], exp.Expr]
     ) -> None:
         if plan.order_by:
             # nulls_first on ascending order = NULL is the smallest value, on every engine
@@ -177,14 +177,14 @@ class _QueryBuilder(ExpressionBuilder):
         if plan.offset is not None:
             query.set("offset", exp.Offset(expression=exp.Literal.number(plan.offset)))
 
-    def _order_key(self, node: Expr, scope: PlanScope) -> exp.Expression:
+    def _order_key(self, node: Expr, scope: PlanScope) -> exp.Expr:
         item = scope.select_item(node.name) if isinstance(node, ColumnRef) and node.table is None else None
-        if item is not None:
+        if item is not None and item.alias is not None:  # select_item matched on the alias
             return exp.Column(this=ident(item.alias))
         return self.expr(node, scope, "order")
 
 
-def _output_key(node: Expr, plan: PlanModel, aliases: list[str | None]) -> exp.Expression:
+def _output_key(node: Expr, plan: PlanModel, aliases: list[str | None]) -> exp.Expr:
     """ORDER BY key of a set operation: an output column's name, or its position."""
     names = [
         alias or (item.expr.name if isinstance(item.expr, ColumnRef) else None)

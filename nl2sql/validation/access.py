@@ -8,6 +8,8 @@ Findings are SECURITY_VIOLATION, CRITICAL and never retryable.
 
 from __future__ import annotations
 
+from typing import Any
+
 from nl2sql.errors import ErrorCode, ErrorSeverity
 from nl2sql.plan import PlanScope, Star
 from nl2sql.validation.scope import Finding, RuleContext
@@ -15,11 +17,11 @@ from nl2sql.validation.scope import Finding, RuleContext
 
 def access_policy(ctx: RuleContext) -> list[Finding]:
     """Tables outside `allowed_tables` and columns outside `allowed_columns[table]` are refused."""
-    findings: dict[tuple, Finding] = {}
+    findings: dict[tuple[str, ...], Finding] = {}
     for scope in ctx.scopes:
-        for ref in scope.plan.tables:
-            table = ctx.snapshot.table(ref.name)
-            key = table.key if table is not None else ref.name
+        for table_ref in scope.plan.tables:
+            table = ctx.snapshot.table(table_ref.name)
+            key = table.key if table is not None else table_ref.name
             if ctx.allowed_tables is not None and key.lower() not in ctx.allowed_tables:
                 message = f"Table {key!r} is not allowed by the access policy."
                 findings[(key.lower(),)] = _denied(message, table=key, path=scope.path)
@@ -27,16 +29,20 @@ def access_policy(ctx: RuleContext) -> list[Finding]:
             if isinstance(item.expr, Star):
                 _star_columns(ctx, scope, item.expr, findings)
     for scope, clause, ref, resolved in ctx.column_uses():
-        if resolved.status == "found" and not _column_allowed(ctx, resolved.table.key, ref.name):
-            key = resolved.table.key
-            message = f"Column {resolved.column.name!r} of table {key!r} is not allowed by the access policy."
+        found, column = resolved.table, resolved.column
+        if resolved.status != "found" or found is None or column is None:
+            continue  # a "found" reference always carries its table and column
+        if not _column_allowed(ctx, found.key, ref.name):
+            key = found.key
+            message = f"Column {column.name!r} of table {key!r} is not allowed by the access policy."
             findings[(key.lower(), ref.name.lower())] = _denied(
-                message, table=key, column=resolved.column.name, clause=clause, path=scope.path
+                message, table=key, column=column.name, clause=clause, path=scope.path
             )
     return list(findings.values())
 
 
-def _star_columns(ctx: RuleContext, scope: PlanScope, star: Star, findings: dict) -> None:
+def _star_columns(ctx: RuleContext, scope: PlanScope, star: Star, findings: dict[tuple[str, ...], Finding]
+) -> None:
     if star.table is not None:
         found = scope.declared(star.table)
         tables = [found[1]] if found and found[1] is not None else []
@@ -57,7 +63,7 @@ def _column_allowed(ctx: RuleContext, table_key: str, column: str) -> bool:
     return allowed is None or column.lower() in allowed
 
 
-def _denied(message: str, **details) -> Finding:
+def _denied(message: str, **details: Any) -> Finding:
     return Finding(
         ErrorCode.SECURITY_VIOLATION, message, details, ErrorSeverity.CRITICAL, retryable=False
     )

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any
 
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError
 from nl2sql.names import LOGICAL_VALIDATOR
-from nl2sql.plan import PlanModel, Star, plan_scopes
+from nl2sql.plan import PlanModel, PlanScope, Star, plan_scopes
 from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.validation.access import access_policy
 from nl2sql.validation.checks import ValidationCheck
@@ -46,7 +47,7 @@ def tables_exist(ctx: RuleContext) -> list[Finding]:
     for scope in ctx.scopes:
         for ref in scope.plan.tables:
             if ctx.snapshot.table(ref.name) is None:
-                close = [ctx.snapshot.table(s).key for s in suggest(ref.name, known)]
+                close = [t.key for s in suggest(ref.name, known) if (t := ctx.snapshot.table(s)) is not None]
                 close = list(dict.fromkeys(close))
                 findings.append(
                     Finding(
@@ -68,15 +69,15 @@ def aliases(ctx: RuleContext) -> list[Finding]:
     findings = []
     for scope in ctx.scopes:
         seen: set[str] = set()
-        for ref in scope.plan.tables:
-            if ref.alias.lower() in seen:
+        for table_ref in scope.plan.tables:
+            if table_ref.alias.lower() in seen:
                 message = (
-                    f"Table alias {ref.alias!r} is declared twice: give each table its own alias."
+                    f"Table alias {table_ref.alias!r} is declared twice: give each table its own alias."
                 )
-                findings.append(_structure(message, alias=ref.alias, path=scope.path))
-            seen.add(ref.alias.lower())
+                findings.append(_structure(message, alias=table_ref.alias, path=scope.path))
+            seen.add(table_ref.alias.lower())
     for scope, clause, ref, resolved in ctx.column_uses():
-        if resolved.status == "unknown_alias":
+        if resolved.status == "unknown_alias" and ref.table is not None:  # set for that status
             close = suggest(ref.table, _aliases_in(scope))
             message = (
                 f"Column {ref.table}.{ref.name} uses alias {ref.table!r}, which no table declares"
@@ -114,15 +115,16 @@ def aliases(ctx: RuleContext) -> list[Finding]:
     return findings
 
 
-def _aliases_in(scope) -> list[str]:
-    names, level = [], scope
+def _aliases_in(scope: PlanScope) -> list[str]:
+    names: list[str] = []
+    level: PlanScope | None = scope
     while level is not None:
         names += list(level.tables)
         level = level.outer
     return names
 
 
-def _structure(message: str, **details) -> Finding:
+def _structure(message: str, **details: Any) -> Finding:
     return Finding(ErrorCode.INVALID_PLAN_STRUCTURE, message, details)
 
 
@@ -176,7 +178,7 @@ def limit_sanity(ctx: RuleContext) -> list[Finding]:
     return findings
 
 
-def _warning(message: str, **details) -> Finding:
+def _warning(message: str, **details: Any) -> Finding:
     return Finding(ErrorCode.INVALID_PLAN_STRUCTURE, message, details, ErrorSeverity.WARNING)
 
 

@@ -8,6 +8,8 @@ two-column subquery. All are INVALID_PLAN_STRUCTURE errors the planner can fix o
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from typing import Any
 
 from nl2sql.errors import ErrorCode
 from nl2sql.plan import (
@@ -16,6 +18,7 @@ from nl2sql.plan import (
     Expr,
     Function,
     InList,
+    Join,
     Literal_,
     PlanModel,
     PlanScope,
@@ -32,7 +35,7 @@ _ARITY = {"lower": (1, 1), "upper": (1, 1), "abs": (1, 1), "length": (1, 1), "ro
 _NO_AGGREGATES = {"where": "WHERE (use HAVING)", "joins": "a join's ON", "group_by": "GROUP BY"}
 
 
-def _finding(message: str, scope: PlanScope, **details) -> Finding:
+def _finding(message: str, scope: PlanScope, **details: Any) -> Finding:
     return Finding(ErrorCode.INVALID_PLAN_STRUCTURE, message, {**details, "path": scope.path})
 
 
@@ -74,7 +77,7 @@ def join_structure(ctx: RuleContext) -> list[Finding]:
     return findings
 
 
-def _on_looks_backwards(scope: PlanScope, join, visible: list[str]) -> list[Finding]:
+def _on_looks_backwards(scope: PlanScope, join: Join, visible: list[str]) -> list[Finding]:
     own = {a.lower() for a in scope.tables}
     findings = []
     for node in walk_expression(join.on):
@@ -154,7 +157,7 @@ def _key(ref: ColumnRef, scope: PlanScope) -> tuple[str, str]:
     return alias.lower(), ref.name.lower()
 
 
-def _bare_columns(node: object, groups: list[Expr]):
+def _bare_columns(node: object, groups: list[Expr]) -> Iterator[ColumnRef]:
     """Column references outside aggregates and outside sub-expressions that are grouped."""
     if node in groups or isinstance(node, Aggregate | PlanModel):
         return
@@ -192,9 +195,10 @@ def _width(scope: PlanScope) -> int | None:
             continue
         found = scope.declared(item.expr.table) if item.expr.table else None
         tables = [found[1]] if found else list(scope.tables.values())
-        if any(t is None for t in tables):
+        known = [t for t in tables if t is not None]
+        if len(known) != len(tables):
             return None
-        width += sum(len(t.columns) for t in tables)
+        width += sum(len(t.columns) for t in known)
     return width
 
 

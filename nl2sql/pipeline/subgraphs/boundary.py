@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,14 +53,17 @@ def build_scan_payload(state: GraphState, sub_query: SubQuery, subgraph_name: st
         sub_query=sub_query,
         approvals=state.approvals,
         pinned_plan=plan,
-        pinned_source=pinned.source if plan is not None else None,
+        pinned_source=pinned.source if pinned is not None and plan is not None else None,
     )
 
 
-def wrap_subgraph(compiled, execute: bool) -> Callable[[ScanPayload, Runtime[NL2SQLContext]], dict]:
+def wrap_subgraph(
+    compiled: CompiledStateGraph[SubgraphExecutionState, NL2SQLContext, SubgraphExecutionState, SubgraphExecutionState],
+    execute: bool,
+) -> Callable[[ScanPayload, Runtime[NL2SQLContext]], dict[str, Any]]:
     """A main-graph node that runs `compiled` for one scan and reports back into GraphState."""
 
-    def run_scan(payload: ScanPayload, runtime: Runtime[NL2SQLContext]) -> dict:
+    def run_scan(payload: ScanPayload, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         initial = SubgraphExecutionState(
             trace_id=payload.trace_id,
             user_query=payload.user_query,
@@ -71,16 +76,17 @@ def wrap_subgraph(compiled, execute: bool) -> Callable[[ScanPayload, Runtime[NL2
             pinned_source=payload.pinned_source,
         )
         final = SubgraphExecutionState.model_validate(
-            compiled.invoke(initial.model_dump(), context=runtime.context)
+            # langgraph takes a dict of the state's fields too; its typing asks for the model
+            compiled.invoke(initial.model_dump(), context=runtime.context)  # type: ignore[call-overload]
         )
         return report(final, execute)
 
     return run_scan
 
 
-def report(final: SubgraphExecutionState, execute: bool) -> dict:
+def report(final: SubgraphExecutionState, execute: bool) -> dict[str, Any]:
     """The delta one finished sub-query contributes to GraphState (status from its last attempt)."""
-    sq = final.sub_query
+    sq = final.require_sub_query()
     plan = final.ast_planner_response.plan if final.ast_planner_response else None
     sql = final.generator_response.sql_draft if final.generator_response else None
     artifact = final.executor_response.artifact if final.executor_response else None
@@ -108,7 +114,7 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict:
         reasoning=final.reasoning,
         status=status,
     )
-    delta: dict = {
+    delta: dict[str, Any] = {
         "subgraph_outputs": {output.subgraph_id: output},
         "reasoning": final.reasoning,
         "warnings": list(final.warnings),

@@ -21,7 +21,7 @@ SUBGRAPHS: tuple[SubgraphSpec, ...] = (SubgraphSpec(name=SQL_AGENT, requires=fro
 
 def resolve_subgraph(datasource_id: str, adapter: Any) -> SubgraphSpec:
     """The subgraph for a datasource, or PipelineExecutionError when none is compatible."""
-    names = getattr(getattr(adapter, "capabilities", None), "names", frozenset())
+    names: frozenset[str] = getattr(getattr(adapter, "capabilities", None), "names", frozenset())
     for spec in SUBGRAPHS:
         if spec.requires <= names:
             return spec

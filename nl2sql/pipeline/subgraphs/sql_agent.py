@@ -10,11 +10,14 @@ hooks: a sub-query they deny or hold for approval ends there, and nothing is exe
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
+from nl2sql.errors import PipelineError
 from nl2sql.names import (
     APPROVAL_GATE,
     AST_PLANNER,
@@ -36,7 +39,7 @@ from nl2sql.pipeline.subgraphs.nodes.retry_handler.node import RetryHandlerNode
 from nl2sql.pipeline.subgraphs.nodes.schema_retriever.node import SchemaRetrieverNode
 
 
-def _attempt_errors(state: SubgraphExecutionState) -> list:
+def _attempt_errors(state: SubgraphExecutionState) -> list[PipelineError]:
     return [e for e in state.errors if e.details.get("attempt") == state.retry_count]
 
 
@@ -82,13 +85,16 @@ def after_gate(state: SubgraphExecutionState) -> str:
     return EXECUTOR
 
 
-def build_sql_agent_graph(*, execute: bool = True, wrap: Callable[[str, Callable], Callable] | None = None):
+def build_sql_agent_graph(
+    *, execute: bool = True,
+    wrap: Callable[[str, Callable[..., Any]], Callable[..., Any]] | None = None,
+) -> CompiledStateGraph[SubgraphExecutionState, NL2SQLContext, SubgraphExecutionState, SubgraphExecutionState]:
     def after_generator(state: SubgraphExecutionState) -> str:
         if state.generator_response is None or not execute:
             return END
         return APPROVAL_GATE
 
-    nodes = {
+    nodes: dict[str, Callable[..., dict[str, Any]]] = {
         SCHEMA_RETRIEVER: SchemaRetrieverNode(),
         AST_PLANNER: ASTPlannerNode(),
         LOGICAL_VALIDATOR: LogicalValidatorNode(),

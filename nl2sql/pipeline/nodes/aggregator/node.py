@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.aggregation import run_combine
@@ -10,13 +12,13 @@ from nl2sql.errors import ErrorCode, crash
 from nl2sql.names import AGGREGATOR
 from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
 from nl2sql.pipeline.nodes.common import reasoning
-from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.state import GraphState, required
 
 NODE = AGGREGATOR
 
 
 class AggregatorNode:
-    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
         dag = state.execution_dag
         inputs, unreadable = {}, []
@@ -27,7 +29,8 @@ class AggregatorNode:
                 unreadable.append(reasoning(NODE, f"artifact of {sq_id} unreadable: {type(exc).__name__}"))
         truncated = {sq_id: ref.truncated for sq_id, ref in state.artifact_refs.items()}
         try:
-            outcome = run_combine(dag, state.decomposer_response, inputs, truncated)
+            outcome = run_combine(required(dag, "execution DAG"),
+                                  required(state.decomposer_response, "decomposition"), inputs, truncated)
             results = {}
             for node_id, table in outcome.results.items():
                 # A standalone result is its scan's own table: reuse that artifact as it is.

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode
 from nl2sql.names import ANSWER_SYNTHESIZER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
-from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.state import GraphState, required
 from nl2sql.reasoning.base import ResultPreview, SynthesizeRequest
 
 NODE = ANSWER_SYNTHESIZER
 
 
 class AnswerSynthesizerNode:
-    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
+        aggregated = required(state.aggregator_response, "aggregator response")
         previews = []
-        for node_id, ref in state.aggregator_response.terminal_results.items():
+        for node_id, ref in aggregated.terminal_results.items():
             table = ctx.artifacts.read(ref)
             head = table.slice(0, ctx.settings.answer_preview_rows).to_pylist()
             previews.append(
                 ResultPreview(
-                    label=state.aggregator_response.operations.get(node_id, node_id),
+                    label=aggregated.operations.get(node_id, node_id),
                     columns=table.column_names,
                     rows=[tuple(row.values()) for row in head],
                     row_count=table.num_rows,

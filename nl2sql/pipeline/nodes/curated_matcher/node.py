@@ -10,6 +10,8 @@ with nothing in the state changed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -32,7 +34,7 @@ NODE = CURATED_MATCHER
 
 
 class CuratedMatcherNode:
-    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
         curated = governance_of(ctx).curated
         if curated is None or state.pinned is not None:
@@ -52,21 +54,22 @@ class CuratedMatcherNode:
             return {}  # this user may not read what it reads: the pipeline answers within their access
         return self._answer(state, ctx, hit, sql)
 
-    def _answer(self, state: GraphState, ctx: NL2SQLContext, hit: CuratedHit, sql: str) -> dict:
+    def _answer(self, state: GraphState, ctx: NL2SQLContext, hit: CuratedHit, sql: str) -> dict[str, Any]:
         ds = hit.answer.datasource
         sq = SubQuery(id=sub_query_id(ds, hit.answer.question, 0), datasource_id=ds, intent=state.user_query)
         decomposition = DecomposerResponse(sub_queries=[sq], reasoning=f"verified answer: {hit.answer.question!r}")
         name = resolve_subgraph(ds, ctx.datasources[ds]).name
+        dialect = ctx.datasources[ds].dialect
         output = SubgraphOutput(sub_query=sq, subgraph_id=subgraph_id_for(name, sq.id), subgraph_name=name,
                                 plan=hit.answer.plan, plan_source="verified", sql_draft=sql,
-                                dialect=ctx.datasources[ds].dialect)
+                                dialect=dialect)
         match = VerifiedMatch(question=hit.answer.question, datasource_id=ds, sql=sql,
                               score=hit.score, method=hit.method)
         delta = {"verified_match": match, "decomposer_response": decomposition,
                  "execution_dag": build_dag(decomposition)}
         note = f"verified answer ({hit.method}, {hit.score:.2f}): {hit.answer.question!r} on {ds}"
         query = Candidate(question=state.user_query, sub_query=sq, plan=hit.answer.plan, sql=sql,
-                          dialect=output.dialect, user=state.user_context,
+                          dialect=dialect, user=state.user_context,
                           approvals=tuple(state.approvals), curated=True)
         verdict = screen(ctx, query, node=NODE)
         notes = [reasoning(NODE, note), reasoning(NODE, verdict.note, request_id=verdict.request.id)]
@@ -88,7 +91,7 @@ class CuratedMatcherNode:
                 "artifact_refs": {sq.id: ran.artifact}, "reasoning": notes}
 
 
-def _fell_back(hit: CuratedHit, why: str) -> dict:
+def _fell_back(hit: CuratedHit, why: str) -> dict[str, Any]:
     """The verified query failed (e.g. the schema moved on): the pipeline answers instead."""
     message = f"the verified answer for {hit.answer.question!r} failed ({why}); answered by the pipeline"
     return {"warnings": [RunWarning(node=NODE, code="CURATED_ANSWER_FAILED", message=message)]}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -25,7 +27,7 @@ class DatasourceResolverNode:
     answerability skill decides whether any candidate can answer (it sees only what the user may
     read: the run's schema store is filtered by their access)."""
 
-    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
         candidates, failure = self._candidates(state, ctx)
         if failure is not None:
@@ -82,7 +84,7 @@ class DatasourceResolverNode:
             return [], error(NODE, ErrorCode.SCHEMA_RETRIEVAL_FAILED, "no datasource matches the question")
         return ranked, None
 
-    def _end(self, candidates, failure: PipelineError, reason: str) -> dict:
+    def _end(self, candidates: list[ResolvedDatasource], failure: PipelineError, reason: str) -> dict[str, Any]:
         response = DatasourceResolverResponse(candidates=candidates, answerable=False, reason=reason or failure.message)
         return {
             "datasource_resolver_response": response,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -9,16 +11,16 @@ from nl2sql.dag import DAGError, build_dag
 from nl2sql.errors import ErrorCode, ErrorSeverity, error
 from nl2sql.names import DECOMPOSER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
-from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.state import GraphState, required
 from nl2sql.reasoning.base import DecomposeRequest
 
 NODE = DECOMPOSER
 
 
 class DecomposerNode:
-    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
-        allowed = state.datasource_resolver_response.allowed_datasource_ids
+        allowed = required(state.datasource_resolver_response, "resolved datasources").allowed_datasource_ids
         snapshots = {ds: ctx.schemas.get(ds) for ds in allowed}
         try:
             response = ctx.models.skill(DECOMPOSER).decompose(

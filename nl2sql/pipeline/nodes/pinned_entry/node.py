@@ -8,6 +8,8 @@ made for. A stale pin is refused with a clear error (INVALID_STATE), never run o
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
@@ -19,16 +21,16 @@ from nl2sql.governance.approvals import PinnedRun
 from nl2sql.governance.services import access_of
 from nl2sql.names import PINNED_ENTRY
 from nl2sql.pipeline.nodes.common import reasoning
-from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.state import GraphState, required
 from nl2sql.security.rbac import raw_snapshot
 
 NODE = PINNED_ENTRY
 
 
 class PinnedEntryNode:
-    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
-        pinned = state.pinned
+        pinned = required(state.pinned, "pinned run")  # the entry route checked it
         try:
             response = DecomposerResponse.model_validate(pinned.decomposition)
         except ValidationError as exc:
@@ -74,5 +76,5 @@ def _check(pinned: PinnedRun, response: DecomposerResponse, ctx: NL2SQLContext,
     return None
 
 
-def _fail(failure: PipelineError) -> dict:
+def _fail(failure: PipelineError) -> dict[str, Any]:
     return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}

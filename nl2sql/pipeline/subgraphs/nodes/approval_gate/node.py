@@ -7,6 +7,8 @@ nothing runs. An approval of this exact request (question, sub-query, plan, SQL)
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -20,12 +22,12 @@ NODE = APPROVAL_GATE
 
 
 class ApprovalGateNode:
-    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
-        generated = state.generator_response
+        generated = state.require_generated()
         query = Candidate(
             question=state.user_query,
-            sub_query=state.sub_query,
+            sub_query=state.require_sub_query(),
             plan=state.ast_planner_response.plan if state.ast_planner_response else None,
             sql=generated.sql_draft,
             dialect=generated.dialect,

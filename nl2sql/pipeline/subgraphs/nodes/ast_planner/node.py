@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -15,8 +17,8 @@ NODE = AST_PLANNER
 
 
 class ASTPlannerNode:
-    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
-        sq = state.sub_query
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
+        sq = state.require_sub_query()
         if state.pinned_plan is not None:
             response = ASTPlannerResponse(plan=state.pinned_plan, plan_source="pinned",
                                           reasoning=f"pinned plan ({state.pinned_source})")

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from nl2sql.errors import ErrorCode, PipelineError, error
 from nl2sql.names import EXECUTOR
 from nl2sql.plan import Aggregate, ColumnRef, Comparison, InList, Literal_, PlanModel, walk
 from nl2sql.schema.models import SchemaSnapshot
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 NODE = EXECUTOR
 VALUE_NOT_FOUND = ErrorCode.VALUE_NOT_FOUND.value
@@ -22,7 +26,7 @@ JOIN_FAN_OUT = ErrorCode.JOIN_FAN_OUT.value
 _PROBE_LIMIT = 50
 
 
-def matched_nothing(table) -> bool:
+def matched_nothing(table: pa.Table) -> bool:
     """No rows, or the single all-zero/NULL row an aggregate returns when no row matched."""
     if table.num_rows == 0:
         return True
@@ -58,14 +62,14 @@ def value_not_found(
     plan: PlanModel,
     snapshot: SchemaSnapshot,
     lookup: Callable[[str, str, str, int], list[str]],
-    **tag: object,
+    **tag: Any,
 ) -> PipelineError | None:
     """The first filter literal that is absent from its column while a close value exists."""
     for column, value in _text_filters(plan):
         table_key = _table_of(plan, column)
         table = snapshot.table(table_key) if table_key else None
         meta = table.column(column.name) if table else None
-        if meta is None or not meta.is_text:
+        if table is None or meta is None or not meta.is_text:
             continue
         candidates = set(meta.samples)
         try:
@@ -89,7 +93,7 @@ def value_not_found(
     return None
 
 
-def join_fan_out(plan: PlanModel, snapshot: SchemaSnapshot, **tag: object) -> PipelineError | None:
+def join_fan_out(plan: PlanModel, snapshot: SchemaSnapshot, **tag: Any) -> PipelineError | None:
     """COUNT(*) or SUM over the first table's rows when a join repeats them."""
     if not plan.joins or plan.distinct:
         return None

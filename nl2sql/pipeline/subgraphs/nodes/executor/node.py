@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
-from nl2sql.errors import ErrorCode, error
+from nl2sql.datasources.base import DatasourceAdapter
+from nl2sql.errors import ErrorCode, PipelineError, error
 from nl2sql.execution.guarded import run_guarded
 from nl2sql.names import EXECUTOR
 from nl2sql.pipeline.nodes.common import reasoning
@@ -16,15 +19,16 @@ from nl2sql.pipeline.subgraphs.nodes.executor.checks import (
     value_not_found,
 )
 from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
+from nl2sql.schema.models import SchemaSnapshot
 
 NODE = EXECUTOR
 
 
 class ExecutorNode:
-    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
-        sq = state.sub_query
-        tag = {"sub_query_id": sq.id, "attempt": state.retry_count}
+        sq = state.require_sub_query()
+        tag: dict[str, Any] = {"sub_query_id": sq.id, "attempt": state.retry_count}
         if state.generator_response is None or not state.generator_response.sql_draft:
             return self._fail(error(NODE, ErrorCode.MISSING_SQL, "no SQL to execute", **tag))
         sql = state.generator_response.sql_draft
@@ -37,6 +41,7 @@ class ExecutorNode:
         if ran.error is not None:
             return self._fail(ran.error)
         frame, row_cap = ran.frame, ran.row_cap
+        assert frame is not None  # run_guarded returns either rows or the error that stopped them
         artifact = ctx.artifacts.write(
             frame.table,
             tenant_id=state.user_context.tenant_id if state.user_context else None,
@@ -50,18 +55,21 @@ class ExecutorNode:
             metrics={"execute_s": round(ran.elapsed_s, 6), "row_cap": row_cap},
         )
         note = f"{frame.row_count} rows" + (f" (truncated at {row_cap})" if frame.truncated else "")
-        delta = {"executor_response": response, "reasoning": [reasoning(NODE, note)]}
+        delta: dict[str, Any] = {"executor_response": response, "reasoning": [reasoning(NODE, note)]}
         finding = self._post_check(state, ctx, adapter, snapshot, matched_nothing(frame.table), tag)
         if finding is not None:
             delta.update(errors=[finding], post_checks_done=[finding.error_code.value])
             delta["reasoning"].append(reasoning(NODE, finding.message))
         return delta
 
-    def _post_check(self, state, ctx, adapter, snapshot, empty: bool, tag: dict):
+    def _post_check(
+        self, state: SubgraphExecutionState, ctx: NL2SQLContext, adapter: DatasourceAdapter,
+        snapshot: SchemaSnapshot, empty: bool, tag: dict[str, Any],
+    ) -> PipelineError | None:
         """At most one finding, each kind once per sub-query, only while a retry is possible."""
         if state.pinned_plan is not None or state.retry_count >= ctx.settings.sql_agent_max_retries:
             return None
-        plan = state.ast_planner_response.plan
+        plan = state.require_plan()
         done = set(state.post_checks_done)
         if empty and "VALUE_NOT_FOUND" not in done:
             finding = value_not_found(plan, snapshot, adapter.lookup_values, **tag)
@@ -71,5 +79,5 @@ class ExecutorNode:
             return join_fan_out(plan, snapshot, **tag)
         return None
 
-    def _fail(self, failure) -> dict:
+    def _fail(self, failure: PipelineError) -> dict[str, Any]:
         return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}

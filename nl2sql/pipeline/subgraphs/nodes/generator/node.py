@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -16,12 +18,12 @@ NODE = GENERATOR
 
 
 class GeneratorNode:
-    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
-        sq = state.sub_query
+        sq = state.require_sub_query()
         adapter = ctx.datasources[sq.datasource_id]
         try:
-            sql = render_plan(state.ast_planner_response.plan, adapter.dialect, ctx.schemas.get(sq.datasource_id))
+            sql = render_plan(state.require_plan(), adapter.dialect, ctx.schemas.get(sq.datasource_id))
         except Exception as exc:
             failure = crash(NODE, ErrorCode.SQL_GEN_FAILED, exc, sub_query_id=sq.id, attempt=state.retry_count)
             return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}

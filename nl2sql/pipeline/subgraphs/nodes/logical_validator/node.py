@@ -9,6 +9,8 @@ that the refiner would pass to a model) can name a denied object.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -28,10 +30,10 @@ ACCESS_RULE = "access_policy"
 
 
 class LogicalValidatorNode:
-    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
-        sq = state.sub_query
-        plan = state.ast_planner_response.plan
+        sq = state.require_sub_query()
+        plan = state.require_plan()
         checks = self._checks(plan, ctx, state)
         failed = [c for c in checks if not c.passed]
         errors = [
@@ -48,7 +50,7 @@ class LogicalValidatorNode:
         }
 
     def _checks(self, plan: PlanModel, ctx: NL2SQLContext, state: SubgraphExecutionState) -> list[ValidationCheck]:
-        ds = state.sub_query.datasource_id
+        ds = state.require_sub_query().datasource_id
         strict = ctx.settings.logical_validator_strict_columns
         seen = ctx.schemas.get(ds)  # filtered by the user's access when a policy exists
         access = access_of(ctx, state.user_context)

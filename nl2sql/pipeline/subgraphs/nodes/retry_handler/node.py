@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -17,11 +18,11 @@ NODE = RETRY_HANDLER
 
 def backoff_delay(attempt: int, base: float, cap: float, jitter: float, rng: random.Random) -> float:
     """min(cap, base * 2**attempt) plus uniform jitter in [0, jitter]."""
-    return min(cap, base * (2**attempt)) + rng.uniform(0.0, jitter)
+    return min(cap, base * (2.0**attempt)) + rng.uniform(0.0, jitter)
 
 
 class RetryHandlerNode:
-    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
         s = ctx.settings
         delay = backoff_delay(state.retry_count, s.sql_agent_retry_base_delay_sec,

@@ -7,6 +7,8 @@ vector search (indexed for every user) never reaches the planner."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
@@ -19,9 +21,10 @@ NODE = SCHEMA_RETRIEVER
 
 
 class SchemaRetrieverNode:
-    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict:
+    def __call__(self, state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
-        snapshot = ctx.schemas.get(state.sub_query.datasource_id)
+        sq = state.require_sub_query()
+        snapshot = ctx.schemas.get(sq.datasource_id)
         if len(snapshot.tables) <= ctx.settings.retrieval_min_tables:
             return self._done(snapshot, [t.key for t in snapshot.tables], "small schema: every table")
         keys: list[str] = []
@@ -32,7 +35,7 @@ class SchemaRetrieverNode:
         if store is not None:
             try:
                 hits = store.search_tables(
-                    snapshot.datasource_id, state.sub_query.intent, k=ctx.settings.retrieval_top_k_tables
+                    snapshot.datasource_id, sq.intent, k=ctx.settings.retrieval_top_k_tables
                 )
                 keys = [k for k, _ in hits]
             except Exception as exc:  # retrieval is an optimisation: fall back to the snapshot
@@ -41,7 +44,7 @@ class SchemaRetrieverNode:
             return self._done(snapshot, [t.key for t in snapshot.tables], "no table retrieved: every table")
         return self._done(snapshot, with_fk_neighbours(snapshot, keys), "retrieved")
 
-    def _done(self, snapshot: SchemaSnapshot, keys: list[str], how: str) -> dict:
+    def _done(self, snapshot: SchemaSnapshot, keys: list[str], how: str) -> dict[str, Any]:
         tables = [t for t in snapshot.tables if t.key in set(keys)]
         note = f"{how}: {len(tables)} of {len(snapshot.tables)} tables ({', '.join(t.key for t in tables[:12])})"
         return {"relevant_tables": tables, "reasoning": [reasoning(NODE, note)]}
