@@ -116,15 +116,25 @@ class Session:
         `plan` (a PlanModel or its dict) runs that plan instead of planning (a pin of source
         "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
         """
-        if not isinstance(question, str) or not question.strip():
-            raise ValueError("the question is empty")
-        question = question.strip()
+        question = self._checked(question)
         if plan is not None:
             pinned = actions.supplied_pin(self.context, question, plan, datasource)
         else:
             pinned = self.pins.get(question, datasource)
         return self._run(question, datasource, execute, user=user or self.user, pinned=pinned,
                          timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token)
+
+    def _checked(self, question: Any) -> str:
+        """The question, stripped; a clear refusal when it is empty or longer than the setting
+        `max_question_chars` (the reasoning cost grows with the length; nobody asks in 100 KB)."""
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("the question is empty")
+        question = question.strip()
+        limit = self.settings.max_question_chars
+        if len(question) > limit:
+            raise ValueError(f"the question is {len(question):,} characters long; the limit is "
+                             f"{limit:,} (setting max_question_chars)")
+        return question
 
     def rerun(self, result: QueryResult) -> QueryResult:
         """Ask `result`'s question again, with the same options."""

@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     row_cap: int = Field(10_000, ge=1, description="rows kept per sub-query result")
     statement_timeout_s: float = Field(30.0, gt=0, description="per-statement timeout")
     pipeline_timeout_s: float = Field(60.0, gt=0, description="whole-run timeout")
+    max_question_chars: int = Field(
+        4000, ge=1, description="longest question accepted; a longer one is refused before the run"
+    )
     sql_agent_max_retries: int = Field(3, ge=0)
     sql_agent_retry_base_delay_sec: float = Field(0.05, ge=0)
     sql_agent_retry_max_delay_sec: float = Field(1.0, ge=0)

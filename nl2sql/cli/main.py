@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_bench(console, args)
         return _ask(console, args)
     except (NL2SQLError, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return 1
 
 

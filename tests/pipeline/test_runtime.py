@@ -104,3 +104,36 @@ def test_empty_question_is_a_clear_error(sources, tmp_path, bad):
     session = _session(sources, tmp_path)
     with pytest.raises(ValueError, match="empty"):
         session.ask(bad)
+
+
+def _long_question(chars: int) -> str:
+    words = "show the total amount by region for each customer with orders over ten in spring".split()
+    text = " ".join(words[i % len(words)] for i in range(chars // 4))
+    return text[:chars]
+
+
+def _run_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("nl2sql-run-")]
+
+
+def test_timed_out_offline_engine_stops_computing_soon_after_the_deadline(sources, tmp_path):
+    session = nl2sql.connect(sources={"warehouse": sources["warehouse"]},
+                             settings={"project_dir": tmp_path / "p", "max_question_chars": 200_000})
+    session.ask(QUESTION)  # warm: graph built, schema read, modules imported
+    before = set(_run_threads())
+    result = session.ask(_long_question(100_000), timeout_s=1.0)
+    assert result.errors[-1].error_code == ErrorCode.PIPELINE_TIMEOUT
+    # The engine's loops see the cancelled token: the worker ends, it does not compute for minutes.
+    deadline = time.monotonic() + 5.0
+    while set(_run_threads()) - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not set(_run_threads()) - before, "the timed-out run kept computing"
+
+
+def test_a_question_over_the_length_limit_is_refused_in_one_line(sources, tmp_path):
+    session = nl2sql.connect(sources={"warehouse": sources["warehouse"]},
+                             settings={"project_dir": tmp_path / "p", "max_question_chars": 50})
+    with pytest.raises(ValueError, match="limit is 50 .setting max_question_chars") as info:
+        session.ask(_long_question(51))
+    assert "\n" not in str(info.value)
+    assert session.ask(_long_question(50), execute=False) is not None  # at the limit: runs

@@ -11,6 +11,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from nl2sql.reasoning.base import ValueLookup
+from nl2sql.reasoning.llm.runcontext import checkpoint
 from nl2sql.reasoning.offline.index import SchemaIndex
 from nl2sql.reasoning.offline.mentions import Linking, ValueMatch, looks_like_value, spans
 from nl2sql.reasoning.offline.naming import normalize_value
@@ -79,6 +80,7 @@ def _search_in(idx: SchemaIndex, tables: list[str], needle: str, lookup: ValueLo
         for column in idx.text_columns(table):
             if out.lookups >= _MAX_LOOKUPS:
                 return found
+            checkpoint()  # before each round trip to the database
             out.lookups += 1
             try:
                 hits = lookup(table, column, needle, 20)
