@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from nl2sql.context import NL2SQLContext
+from nl2sql.dag import scan_node_id
 from nl2sql.datasources.base import ResultError
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError, crash, error
 from nl2sql.execution.models import ArtifactRef
@@ -75,8 +76,12 @@ def run_verified(ctx: NL2SQLContext, *, sql: str, datasource_id: str, sub_query_
         return VerifiedRun(None, error(node, ErrorCode.DB_EXECUTION_ERROR, exc.safe_message, kind=exc.kind, **tag))
     except Exception as exc:  # noqa: BLE001 - reported as a value
         return VerifiedRun(None, crash(node, ErrorCode.DB_EXECUTION_ERROR, exc, **tag))
-    artifact = ctx.artifacts.write(
-        frame.table, tenant_id=user.tenant_id if user else None, request_id=trace_id,
-        sub_query_id=sub_query_id, truncated=frame.truncated, subgraph_name=subgraph_name,
-    )
+    try:
+        artifact = ctx.artifacts.write(
+            frame.table, tenant_id=user.tenant_id if user else None, request_id=trace_id,
+            sub_query_id=sub_query_id, truncated=frame.truncated, subgraph_name=subgraph_name,
+            dag_node_id=scan_node_id(sub_query_id), schema_version=snapshot.fingerprint,
+        )
+    except Exception as exc:  # noqa: BLE001 - disk full, read-only folder: reported as a value
+        return VerifiedRun(None, crash(node, ErrorCode.ARTIFACT_WRITE_FAILED, exc, **tag))
     return VerifiedRun(artifact, None, frame.row_count)

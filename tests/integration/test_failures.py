@@ -356,3 +356,29 @@ def test_disallowed_explicit_datasource_is_security_violation(demo_paths, tmp_pa
     result = session.ask("How many support tickets are there?", datasource="crm")
     assert _codes(result) == [ErrorCode.SECURITY_VIOLATION] and result.table() is None
     assert result.errors[0].severity == ErrorSeverity.CRITICAL
+
+
+# --- artifacts -------------------------------------------------------------------------------
+
+COMPARE = "For each region, compare the number of orders with the number of support tickets"
+
+
+def test_artifact_write_failure_fails_only_its_sub_query(demo_paths, tmp_path):
+    # Each source's artifacts go to a folder named by its schema version; a file where the crm
+    # folder should be makes that write fail for real (as a full disk or read-only folder does).
+    template = "{root}/{schema_version}/{request_id}-{sub_query_id}.parquet"
+    session = _connect(demo_paths, tmp_path, settings={"artifact_path_template": template})
+    blocker = session.context.artifacts.root / session.schema("crm").fingerprint
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_text("not a folder")
+    result = session.ask(COMPARE)
+    by_source = {o.sub_query.datasource_id: o for o in result.sub_queries}
+    assert ErrorCode.UNKNOWN_ERROR not in _codes(result)
+    assert result.status == "error"
+    failed = [e for e in result.errors if e.error_code == ErrorCode.ARTIFACT_WRITE_FAILED]
+    assert len(failed) == 1 and failed[0].sub_query_id == by_source["crm"].sub_query.id
+    assert by_source["crm"].status == "error" and by_source["crm"].artifact is None
+    # The other source's finished result is kept, readable, in the result.
+    kept = by_source["warehouse"]
+    assert kept.status == "success" and kept.artifact is not None
+    assert session.context.artifacts.read(kept.artifact).num_rows > 0

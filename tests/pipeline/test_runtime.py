@@ -137,3 +137,21 @@ def test_a_question_over_the_length_limit_is_refused_in_one_line(sources, tmp_pa
         session.ask(_long_question(51))
     assert "\n" not in str(info.value)
     assert session.ask(_long_question(50), execute=False) is not None  # at the limit: runs
+
+
+@pytest.mark.parametrize("placeholder", ["root", "tenant_id", "request_id", "sub_query_id",
+                                         "dag_node_id", "subgraph_name", "schema_version"])
+def test_every_documented_artifact_placeholder_works_in_a_run(sources, tmp_path, placeholder):
+    from nl2sql.execution.artifacts import PLACEHOLDERS
+
+    assert placeholder in PLACEHOLDERS
+    template = "{root}" + ("" if placeholder == "root" else "/{" + placeholder + "}") + "/result.parquet"
+    session = nl2sql.connect(sources=sources, settings={"project_dir": tmp_path / "p",
+                                                        "artifact_path_template": template})
+    # Two sources combined: the scans' and the aggregator's writes both fill the template.
+    result = session.ask("For each region, compare the number of orders with the number of support tickets")
+    assert result.status == "success", [e.one_line() for e in result.errors]
+    assert result.table() is not None and result.table().num_rows > 0
+    for out in result.sub_queries:
+        assert out.artifact is not None
+        assert session.context.artifacts.read(out.artifact).num_rows > 0

@@ -7,6 +7,7 @@ import time
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
+from nl2sql.dag import scan_node_id
 from nl2sql.datasources.base import ResultError
 from nl2sql.errors import ErrorCode, crash, error
 from nl2sql.pipeline.names import EXECUTOR
@@ -56,14 +57,19 @@ class ExecutorNode:
         except Exception as exc:
             return self._fail(crash(NODE, ErrorCode.DB_EXECUTION_ERROR, exc, **tag))
         elapsed = time.perf_counter() - started
-        artifact = ctx.artifacts.write(
-            frame.table,
-            tenant_id=state.user_context.tenant_id if state.user_context else None,
-            request_id=state.trace_id,
-            sub_query_id=sq.id,
-            truncated=frame.truncated,
-            subgraph_name=state.subgraph_name or "",
-        )
+        try:
+            artifact = ctx.artifacts.write(
+                frame.table,
+                tenant_id=state.user_context.tenant_id if state.user_context else None,
+                request_id=state.trace_id,
+                sub_query_id=sq.id,
+                truncated=frame.truncated,
+                subgraph_name=state.subgraph_name or "",
+                dag_node_id=scan_node_id(sq.id),
+                schema_version=snapshot.fingerprint,
+            )
+        except Exception as exc:  # disk full, read-only folder: this sub-query fails, not the run
+            return self._fail(crash(NODE, ErrorCode.ARTIFACT_WRITE_FAILED, exc, **tag))
         response = ExecutorResponse(
             artifact=artifact, row_count=frame.row_count, truncated=frame.truncated,
             metrics={"execute_s": round(elapsed, 6), "row_cap": row_cap},
