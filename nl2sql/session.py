@@ -110,8 +110,12 @@ class Session:
         timeout_s: float | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         cancel_token: CancelToken | None = None,
+        callbacks: list[Any] | None = None,
     ) -> QueryResult:
         """Answer `question` through the whole pipeline; never raises for a pipeline failure.
+
+        `callbacks` are LangChain callback handlers (a LangSmith tracer, your own
+        BaseCallbackHandler) attached to the graph run.
 
         `plan` (a PlanModel or its dict) runs that plan instead of planning (a pin of source
         "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
@@ -122,7 +126,8 @@ class Session:
         else:
             pinned = self.pins.get(question, datasource)
         return self._run(question, datasource, execute, user=user or self.user, pinned=pinned,
-                         timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token)
+                         timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token,
+                         callbacks=callbacks)
 
     def _checked(self, question: Any) -> str:
         """The question, stripped; a clear refusal when it is empty or longer than the setting
@@ -144,7 +149,7 @@ class Session:
     def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,
              pinned: Any = None, approvals: list | None = None, timeout_s: float | None = None,
              on_event: Callable[[dict[str, Any]], None] | None = None,
-             cancel_token: CancelToken | None = None) -> QueryResult:
+             cancel_token: CancelToken | None = None, callbacks: list[Any] | None = None) -> QueryResult:
         """One run with the entrypoint's fields: the pin, and the approval decisions on record
         for the question plus `approvals` (which win)."""
         from nl2sql.pipeline.runtime import run_with_graph
@@ -160,6 +165,7 @@ class Session:
             timeout_s=timeout_s,
             on_event=on_event,
             cancel_token=cancel_token,
+            callbacks=callbacks,
             initial={"pinned": pinned, "approvals": list(decisions.values())},
         )
         return QueryResult(outcome, self, question=question, datasource=datasource, execute=execute,

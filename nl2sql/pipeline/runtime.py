@@ -55,8 +55,12 @@ def run_with_graph(
     on_event: Callable[[dict[str, Any]], None] | None = None,
     initial: dict[str, Any] | None = None,
     cancel_token: CancelToken | None = None,
+    callbacks: list[Any] | None = None,
 ) -> RunOutcome:
-    """Run the compiled graph once; never raises for a pipeline failure (it is in the state)."""
+    """Run the compiled graph once; never raises for a pipeline failure (it is in the state).
+
+    `callbacks` (LangChain callback handlers, e.g. a LangSmith tracer) go into the graph's config,
+    so they see every node and subgraph of the run as chain starts and ends."""
     limit = timeout_s if timeout_s is not None else ctx.settings.pipeline_timeout_s
     started = time.perf_counter()
     user = user_context or UserContext()
@@ -77,11 +81,12 @@ def run_with_graph(
         return RunOutcome(refused, tree, tree.root, time.perf_counter() - started)
     recorder = TraceRecorder(tree, frozenset({SQL_AGENT}), routing_order=scan_routing_order)
     box: dict[str, Any] = {"values": start, "error": None}
+    config = {"callbacks": list(callbacks)} if callbacks else None
 
     def work() -> None:
         try:
             for namespace, mode, data in graph.stream(
-                start, context=run_ctx, stream_mode=["updates", "values"], subgraphs=True
+                start, config, context=run_ctx, stream_mode=["updates", "values"], subgraphs=True
             ):
                 recorder.on_event(namespace, mode, data)
                 if not namespace and mode == "values":

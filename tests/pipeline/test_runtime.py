@@ -155,3 +155,22 @@ def test_every_documented_artifact_placeholder_works_in_a_run(sources, tmp_path,
     for out in result.sub_queries:
         assert out.artifact is not None
         assert session.context.artifacts.read(out.artifact).num_rows > 0
+
+
+def test_langchain_callbacks_see_the_graph_run(sources, tmp_path):
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class Recorder(BaseCallbackHandler):
+        def __init__(self):
+            self.started: list[str] = []
+
+        def on_chain_start(self, serialized, inputs, *, run_id, parent_run_id=None, **kwargs):
+            self.started.append(kwargs.get("name") or (serialized or {}).get("name", ""))
+
+    recorder = Recorder()
+    session = _session(sources, tmp_path)
+    result = session.ask(QUESTION, callbacks=[recorder])
+    assert result.status == "success"
+    for node in ("datasource_resolver", "decomposer", "ast_planner", "executor", "aggregator"):
+        assert node in recorder.started, recorder.started
+    assert session.ask(QUESTION).status == "success"  # a run without callbacks is unchanged
