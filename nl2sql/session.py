@@ -174,13 +174,19 @@ class Session:
     # -- actions on a result (the widget's buttons) -------------------------------------------
     def approve(self, result: QueryResult, request_ids: str | Iterable[str] | None = None, *,
                 by: str | None = None, note: str | None = None) -> QueryResult:
-        """Approve `result`'s held queries (all by default) and run again on exactly those plans."""
+        """Approve `result`'s held queries (all by default) and run again on exactly those plans.
+
+        The approved plans are kept as the question's pin (source "approved"): asking it again
+        runs them without re-planning, so a model whose output varies cannot make a different
+        plan that would be held again (ARCHITECTURE §10). `unpin(question)` forgets it."""
         requests = actions.chosen_requests(result.approvals_needed, request_ids)
         decided = actions.approvals_for(requests, approved=True, by=by or _who(result), note=note)
         for request, approval in zip(requests, decided, strict=True):
             self.approvals.record(request, approval)
         pinned = actions.approved_pin(decided, requests, result.decomposition,
                                       result.state.user_query, result.pinned)
+        if pinned is not None:
+            self.pins.save(result.question, pinned, result.datasource)
         return self._run(result.question, result.datasource, result.executed, user=result.user,
                          pinned=pinned, approvals=decided)
 
