@@ -24,6 +24,7 @@ from nl2sql.pipeline.graph_utils import subgraph_id_for
 from nl2sql.pipeline.names import CURATED_MATCHER
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState
+from nl2sql.pipeline.subgraphs.nodes.generator.schemas import SqlDraft
 from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.retrieval.breaker import VectorStoreError
@@ -59,6 +60,7 @@ class CuratedMatcherNode:
         name = resolve_subgraph(ds, ctx.datasources[ds]).name
         output = SubgraphOutput(sub_query=sq, subgraph_id=subgraph_id_for(name, sq.id), subgraph_name=name,
                                 plan=hit.answer.plan, plan_source="verified", sql_draft=sql,
+                                sql_drafts=[SqlDraft(attempt=0, sql=sql, dialect=ctx.datasources[ds].dialect)],
                                 dialect=ctx.datasources[ds].dialect)
         match = VerifiedMatch(question=hit.answer.question, datasource_id=ds, sql=sql,
                               score=hit.score, method=hit.method)
