@@ -63,8 +63,8 @@ def run_verified(ctx: NL2SQLContext, *, sql: str, datasource_id: str, sub_query_
     verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables])
     if not verdict.allowed:
         message = f"SQL guard refused the verified query ({verdict.code}): {verdict.message}"
-        return VerifiedRun(None, error(node, ErrorCode.SECURITY_VIOLATION, message,
-                                       severity=ErrorSeverity.CRITICAL, **tag))
+        return VerifiedRun(None, error(node, ErrorCode.SQL_GUARD_REFUSED, message,
+                                       severity=ErrorSeverity.CRITICAL, guard_code=verdict.code, **tag))
     row_cap = getattr(adapter, "row_cap", None) or ctx.settings.row_cap
     timeout_s = min(getattr(adapter, "timeout_s", None) or ctx.settings.statement_timeout_s,
                     ctx.settings.statement_timeout_s)

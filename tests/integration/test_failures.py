@@ -382,3 +382,36 @@ def test_artifact_write_failure_fails_only_its_sub_query(demo_paths, tmp_path):
     kept = by_source["warehouse"]
     assert kept.status == "success" and kept.artifact is not None
     assert session.context.artifacts.read(kept.artifact).num_rows > 0
+
+
+# --- codes of refusals ---------------------------------------------------------------------------
+
+def test_sub_query_without_a_datasource_is_missing_datasource_id(demo_paths, tmp_path):
+    unnamed = Scripted(DecomposerResponse(
+        sub_queries=[SubQuery(id="sq_1", datasource_id=" ", intent="How many orders are there?")]))
+    session = _connect(demo_paths, tmp_path, only={"warehouse"}, models={"decomposer": unnamed})
+    result = session.ask("How many orders?")
+    assert _codes(result) == [ErrorCode.MISSING_DATASOURCE_ID] and result.status == "error"
+    assert "sq_1" in result.errors[0].message and not result.sub_queries  # nothing ran
+
+
+@pytest.mark.parametrize(("sql", "code"), [
+    ("SELECT COUNT(*) FROM orders; DROP TABLE orders", ErrorCode.SQL_GUARD_REFUSED),
+    ("SELECT * FROM read_csv('elsewhere.csv')", ErrorCode.SQL_GUARD_REFUSED),
+    ("SELECT FROM WHERE", ErrorCode.SQL_GEN_FAILED),
+])
+def test_sql_the_guard_refuses_is_sql_guard_refused_and_never_runs(demo_paths, tmp_path, sql, code):
+    from langgraph.runtime import Runtime
+
+    from nl2sql.pipeline.state import SubgraphExecutionState
+    from nl2sql.pipeline.subgraphs.nodes.executor.node import ExecutorNode
+    from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse
+
+    session = _connect(demo_paths, tmp_path, only={"warehouse"})
+    state = SubgraphExecutionState(
+        trace_id="t", sub_query=SubQuery(id="sq_g", datasource_id="warehouse", intent="orders"),
+        generator_response=GeneratorResponse(sql_draft=sql, dialect="duckdb"))
+    delta = ExecutorNode()(state, Runtime(context=session.context))
+    (err,) = delta["errors"]
+    assert err.error_code == code and "executor_response" not in delta
+    assert not err.is_retryable  # a refusal is fatal: the SQL agent does not try again

@@ -174,3 +174,26 @@ def test_langchain_callbacks_see_the_graph_run(sources, tmp_path):
     for node in ("datasource_resolver", "decomposer", "ast_planner", "executor", "aggregator"):
         assert node in recorder.started, recorder.started
     assert session.ask(QUESTION).status == "success"  # a run without callbacks is unchanged
+
+
+class _UnreachableCurated:
+    """Curated answers whose index cannot be searched (the vector store is down)."""
+
+    configured = True
+
+    def answers(self):
+        return []
+
+    def match(self, question, datasources):
+        from nl2sql.retrieval.breaker import VectorStoreError
+
+        raise VectorStoreError("the vector store does not answer")
+
+
+def test_curated_matching_without_a_vector_store_is_a_warning(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    session.governance.curated = _UnreachableCurated()
+    result = session.ask(QUESTION)
+    assert result.status == "success", [e.one_line() for e in result.errors]
+    assert [w.code for w in result.warnings if w.node == "curated_matcher"] == [
+        ErrorCode.VECTOR_STORE_UNAVAILABLE.value]

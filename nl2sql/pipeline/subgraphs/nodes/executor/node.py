@@ -39,8 +39,10 @@ class ExecutorNode:
         snapshot = ctx.schemas.get(sq.datasource_id)
         verdict = check_sql(sql, adapter.dialect, allowed_tables=[t.key for t in snapshot.tables])
         if not verdict.allowed:
-            code = ErrorCode.SQL_GEN_FAILED if verdict.code == "PARSE_ERROR" else ErrorCode.SECURITY_VIOLATION
-            return self._fail(error(NODE, code, f"SQL guard refused the query ({verdict.code}): {verdict.message}", **tag))
+            # Unparseable generated SQL is our generator's failure; anything else is a refusal.
+            code = ErrorCode.SQL_GEN_FAILED if verdict.code == "PARSE_ERROR" else ErrorCode.SQL_GUARD_REFUSED
+            return self._fail(error(NODE, code, f"SQL guard refused the query ({verdict.code}): {verdict.message}",
+                                    guard_code=verdict.code, **tag))
         row_cap = getattr(adapter, "row_cap", None) or ctx.settings.row_cap
         timeout_s = min(getattr(adapter, "timeout_s", None) or ctx.settings.statement_timeout_s,
                         ctx.settings.statement_timeout_s)
