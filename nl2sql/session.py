@@ -47,7 +47,7 @@ class Session:
         #: pinned runs and approval decisions, persisted in the project folder
         self.pins = PinStore(folder / "pins")
         self.approvals = ApprovalStore(folder / "approvals")
-        self._graphs: dict[tuple[bool, bool], Any] = {}
+        self._graphs: dict[tuple[bool, bool, bool], Any] = {}
         self._lock = threading.Lock()
         self._on_close: list[weakref.finalize] = []
 
@@ -88,14 +88,23 @@ class Session:
             raise ConfigError(f"unknown datasource {datasource!r}; known: {', '.join(self.datasources)}")
         return self.governance.access_for(self.user).filter(self.context.schemas.get(datasource))
 
-    def graph(self, execute: bool = True) -> Any:
-        """The compiled graph; with curated answers configured, the curated matcher leads it."""
-        key = (execute, self.governance.curated_configured)
+    def graph(self, execute: bool = True, *, resumable: bool = False) -> Any:
+        """The compiled graph; with curated answers configured, the curated matcher leads it.
+        A resumable one has an in-memory checkpointer (one thread per re-run, deleted after)."""
+        key = (execute, self.governance.curated_configured, resumable)
         with self._lock:
             if key not in self._graphs:
                 from nl2sql.pipeline.graph import build_graph
 
-                self._graphs[key] = build_graph(execute=execute, curated=key[1])
+                saver = None
+                if resumable:
+                    from langgraph.checkpoint.memory import InMemorySaver
+                    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+                    # In memory, holding only this session's own states: its types may load.
+                    serde = JsonPlusSerializer(allowed_msgpack_modules=_state_enums())
+                    saver = InMemorySaver(serde=serde)
+                self._graphs[key] = build_graph(execute=execute, curated=key[1], checkpointer=saver)
             return self._graphs[key]
 
     # -- running ------------------------------------------------------------------------------
@@ -145,6 +154,26 @@ class Session:
         """Ask `result`'s question again, with the same options."""
         return self.ask(result.question, datasource=result.datasource, execute=result.executed,
                         user=result.user)
+
+    def rerun_from(self, result: QueryResult, node_id: int, *,
+                   on_event: Callable[[dict[str, Any]], None] | None = None,
+                   timeout_s: float | None = None, callbacks: list[Any] | None = None) -> QueryResult:
+        """Continue the graph from trace node `node_id` of `result` (ARCHITECTURE §9).
+
+        The state at that node is rebuilt from the trace (`StateTree.state_at`) and the graph
+        resumes as if that node had just returned it: the nodes after it run again, the ones
+        before it do not (re-run from the decomposer: the same sub-queries are planned and run
+        again). The new run has its own trace id, so it never overwrites `result`'s artifacts.
+        ValueError for a node inside a sub-query's run (re-run from the merge after it)."""
+        from nl2sql.pipeline.runtime import resume_point, run_with_graph
+
+        as_node, state = resume_point(result.trace, node_id)
+        graph = self.graph(result.executed, resumable=as_node is not None)
+        outcome = run_with_graph(graph, self.context, result.question, datasource_id=result.datasource,
+                                 user_context=result.user or self.user, timeout_s=timeout_s,
+                                 on_event=on_event, callbacks=callbacks, resume=(as_node, state))
+        return QueryResult(outcome, self, question=result.question, datasource=result.datasource,
+                           execute=result.executed, user=result.user)
 
     def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,
              pinned: Any = None, approvals: list | None = None, timeout_s: float | None = None,
@@ -273,6 +302,17 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(datasources={self.datasources!r})"
+
+
+def _state_enums() -> list[type]:
+    """nl2sql's enum types, which the pipeline's state holds (error codes, severities, pin
+    sources): the checkpointer of a re-run restores them without a warning."""
+    import enum
+    import sys
+
+    return [obj for name, module in list(sys.modules.items()) if name.startswith("nl2sql.")
+            for obj in vars(module).values()
+            if isinstance(obj, type) and issubclass(obj, enum.Enum) and obj.__module__ == name]
 
 
 def _who(result: QueryResult) -> str | None:

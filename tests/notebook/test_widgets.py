@@ -159,3 +159,20 @@ def test_sql_tab_keeps_every_draft_after_a_retry(session):
     sql_tab = RunView(result).tabs.children[2]
     assert "Californa'" in sql_tab.value and "California'" in sql_tab.value
     assert "attempt 1" in sql_tab.value and "attempt 2 · final" in sql_tab.value
+
+
+def test_trace_tab_reruns_from_the_selected_node(two_sources):
+    view = RunView(two_sources)
+    browser = view.tabs.children[5]
+    labels = {value: label.strip() for label, value in browser.nodes.options}
+    inner = next(v for v, label in labels.items() if label.startswith("sub-query input"))
+    browser.nodes.value = inner
+    assert browser.rerun.disabled  # a node inside one sub-query's run cannot be resumed alone
+    browser.nodes.value = next(v for v, label in labels.items() if label == "decomposer")
+    assert not browser.rerun.disabled
+    browser.rerun.click()
+    assert view.result is not two_sources and view.status == "success"
+    assert view.notice.value == "<p>Ran again from the selected trace node.</p>"
+    names = [n.name for n in view.result.trace.main_nodes()]
+    assert names[:2] == ["__root__", "layer_router"] and "decomposer" not in names
+    assert view.result.answer == two_sources.answer

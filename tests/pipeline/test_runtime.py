@@ -197,3 +197,66 @@ def test_curated_matching_without_a_vector_store_is_a_warning(sources, tmp_path)
     assert result.status == "success", [e.one_line() for e in result.errors]
     assert [w.code for w in result.warnings if w.node == "curated_matcher"] == [
         ErrorCode.VECTOR_STORE_UNAVAILABLE.value]
+
+
+class _CountingEngine:
+    """The offline engine, counting each skill's calls."""
+
+    def __init__(self):
+        from collections import Counter
+
+        from nl2sql.reasoning.offline.engine import OfflineEngine
+
+        self.engine = OfflineEngine()
+        self.calls: Counter = Counter()
+
+    def __getattr__(self, name):
+        method = getattr(self.engine, name)
+
+        def call(request):
+            self.calls[name] += 1
+            return method(request)
+
+        return call
+
+
+COMPARE = "For each region, compare the number of orders with the number of support tickets"
+
+
+def test_rerun_from_a_trace_node_continues_the_graph_from_its_state(sources, tmp_path):
+    from nl2sql.reasoning.registry import MODEL_NODES
+
+    engine = _CountingEngine()
+    session = nl2sql.connect(sources=sources, settings={"project_dir": tmp_path / "p"},
+                             models=dict.fromkeys(MODEL_NODES, engine))
+    first = session.ask(COMPARE)
+    assert first.status == "success"
+    decomposer = next(n.id for n in first.trace.main_nodes() if n.name == "decomposer")
+    before = dict(engine.calls)
+    again = first.rerun_from(decomposer)
+    assert again.status == "success", [e.one_line() for e in again.errors]
+    # The nodes after the decomposer ran again; the resolver and the decomposer did not.
+    assert engine.calls["decompose"] == before["decompose"]
+    assert engine.calls["check_answerability"] == before["check_answerability"]
+    assert engine.calls["plan"] == before["plan"] + 2
+    names = [n.name for n in again.trace.main_nodes()]
+    assert names[:2] == ["__root__", "layer_router"] and "decomposer" not in names
+    assert again.to_pandas().equals(first.to_pandas()) and again.answer == first.answer
+    assert again.state.trace_id != first.state.trace_id
+    assert first.table() is not None  # the first result's artifacts were not overwritten
+    # From the merge after the scans: only aggregation and the answer run again.
+    merge = next(n.id for n in first.trace.main_nodes() if n.name == "__merge__")
+    plans = engine.calls["plan"]
+    tail = session.rerun_from(first, merge)
+    assert [n.name for n in tail.trace.main_nodes()][1:] == ["layer_router", "aggregator", "answer_synthesizer"]
+    assert engine.calls["plan"] == plans and tail.answer == first.answer
+
+
+def test_rerun_from_inside_a_sub_query_is_a_clear_error(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    result = session.ask(QUESTION)
+    inner = next(n.id for n in result.trace.nodes if n.namespace)
+    with pytest.raises(ValueError, match="inside a sub-query's run"):
+        result.rerun_from(inner)
+    with pytest.raises(ValueError, match="no trace node"):
+        result.rerun_from(len(result.trace.nodes))
