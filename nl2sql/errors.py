@@ -48,6 +48,7 @@ class ErrorCode(StrEnum):
     MISSING_SQL = "MISSING_SQL"
     EXECUTION_FAILED = "EXECUTION_FAILED"
     DB_EXECUTION_ERROR = "DB_EXECUTION_ERROR"
+    ARTIFACT_WRITE_FAILED = "ARTIFACT_WRITE_FAILED"
     VALUE_NOT_FOUND = "VALUE_NOT_FOUND"
     JOIN_FAN_OUT = "JOIN_FAN_OUT"
     # aggregation and answer
@@ -79,6 +80,9 @@ FATAL_ERRORS = frozenset(
         ErrorCode.MISSING_LLM,
         ErrorCode.INVALID_STATE,
         ErrorCode.DB_EXECUTION_ERROR,
+        # The query ran; writing its result failed (disk full, read-only folder): running it
+        # again would fail the same way.
+        ErrorCode.ARTIFACT_WRITE_FAILED,
         ErrorCode.SQL_GUARD_REFUSED,
         ErrorCode.PIPELINE_TIMEOUT,
         ErrorCode.CANCELLED,

@@ -122,6 +122,12 @@ class QueryResult:
         """Ask the same question again, with the same options."""
         return self.session.rerun(self)
 
+    def rerun_from(self, node_id: int, *, on_event: Any = None, timeout_s: float | None = None,
+                   callbacks: list[Any] | None = None) -> QueryResult:
+        """Continue the graph from trace node `node_id` (see `Session.rerun_from`)."""
+        return self.session.rerun_from(self, node_id, on_event=on_event, timeout_s=timeout_s,
+                                       callbacks=callbacks)
+
     def approve(self, request_ids: str | list[str] | None = None, *, by: str | None = None,
                 note: str | None = None) -> QueryResult:
         """Approve the held queries (all by default) and run again on exactly those plans."""

@@ -48,7 +48,7 @@ class Session:
         #: pinned runs and approval decisions, persisted in the project folder
         self.pins = PinStore(folder / "pins")
         self.approvals = ApprovalStore(folder / "approvals")
-        self._graphs: dict[tuple[bool, bool], Any] = {}
+        self._graphs: dict[tuple[bool, bool, bool], Any] = {}
         self._lock = threading.Lock()
         self._on_close: list[weakref.finalize[..., Any]] = []
 
@@ -89,14 +89,23 @@ class Session:
             raise ConfigError(f"unknown datasource {datasource!r}; known: {', '.join(self.datasources)}")
         return self.governance.access_for(self.user).filter(self.context.schemas.get(datasource))
 
-    def graph(self, execute: bool = True) -> Any:
-        """The compiled graph; with curated answers configured, the curated matcher leads it."""
-        key = (execute, self.governance.curated_configured)
+    def graph(self, execute: bool = True, *, resumable: bool = False) -> Any:
+        """The compiled graph; with curated answers configured, the curated matcher leads it.
+        A resumable one has an in-memory checkpointer (one thread per re-run, deleted after)."""
+        key = (execute, self.governance.curated_configured, resumable)
         with self._lock:
             if key not in self._graphs:
                 from nl2sql.pipeline.graph import build_graph
 
-                self._graphs[key] = build_graph(execute=execute, curated=key[1])
+                saver = None
+                if resumable:
+                    from langgraph.checkpoint.memory import InMemorySaver
+                    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+                    # In memory, holding only this session's own states: its types may load.
+                    serde = JsonPlusSerializer(allowed_msgpack_modules=_state_enums())
+                    saver = InMemorySaver(serde=serde)
+                self._graphs[key] = build_graph(execute=execute, curated=key[1], checkpointer=saver)
             return self._graphs[key]
 
     # -- running ------------------------------------------------------------------------------
@@ -111,34 +120,69 @@ class Session:
         timeout_s: float | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         cancel_token: CancelToken | None = None,
+        callbacks: list[Any] | None = None,
     ) -> QueryResult:
         """Answer `question` through the whole pipeline; never raises for a pipeline failure.
+
+        `callbacks` are LangChain callback handlers (a LangSmith tracer, your own
+        BaseCallbackHandler) attached to the graph run.
 
         `plan` (a PlanModel or its dict) runs that plan instead of planning (a pin of source
         "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
         """
-        if isinstance(question, str):
-            question = clean_question(question)  # shell bytes, NUL, escapes: plain text from here
-        if not isinstance(question, str) or not question.strip():
-            raise ValueError("the question is empty")
-        question = question.strip()
+        question = self._checked(question)
         pinned: PinnedRun | None
         if plan is not None:
             pinned = actions.supplied_pin(self.context, question, plan, datasource)
         else:
             pinned = self.pins.get(question, datasource)
         return self._run(question, datasource, execute, user=user or self.user, pinned=pinned,
-                         timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token)
+                         timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token,
+                         callbacks=callbacks)
+
+    def _checked(self, question: Any) -> str:
+        """The question, stripped; a clear refusal when it is empty or longer than the setting
+        `max_question_chars` (the reasoning cost grows with the length; nobody asks in 100 KB)."""
+        if not isinstance(question, str):
+            raise ValueError("the question is empty")
+        text = clean_question(question).strip()  # shell bytes, NUL, escapes: plain text from here
+        if not text:
+            raise ValueError("the question is empty")
+        limit = self.settings.max_question_chars
+        if len(text) > limit:
+            raise ValueError(f"the question is {len(text):,} characters long; the limit is "
+                             f"{limit:,} (setting max_question_chars)")
+        return text
 
     def rerun(self, result: QueryResult) -> QueryResult:
         """Ask `result`'s question again, with the same options."""
         return self.ask(result.question, datasource=result.datasource, execute=result.executed,
                         user=result.user)
 
+    def rerun_from(self, result: QueryResult, node_id: int, *,
+                   on_event: Callable[[dict[str, Any]], None] | None = None,
+                   timeout_s: float | None = None, callbacks: list[Any] | None = None) -> QueryResult:
+        """Continue the graph from trace node `node_id` of `result` (ARCHITECTURE §9).
+
+        The state at that node is rebuilt from the trace (`StateTree.state_at`) and the graph
+        resumes as if that node had just returned it: the nodes after it run again, the ones
+        before it do not (re-run from the decomposer: the same sub-queries are planned and run
+        again). The new run has its own trace id, so it never overwrites `result`'s artifacts.
+        ValueError for a node inside a sub-query's run (re-run from the merge after it)."""
+        from nl2sql.pipeline.runtime import resume_point, run_with_graph
+
+        as_node, state = resume_point(result.trace, node_id)
+        graph = self.graph(result.executed, resumable=as_node is not None)
+        outcome = run_with_graph(graph, self.context, result.question, datasource_id=result.datasource,
+                                 user_context=result.user or self.user, timeout_s=timeout_s,
+                                 on_event=on_event, callbacks=callbacks, resume=(as_node, state))
+        return QueryResult(outcome, self, question=result.question, datasource=result.datasource,
+                           execute=result.executed, user=result.user)
+
     def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,
              pinned: Any = None, approvals: list[Approval] | None = None, timeout_s: float | None = None,
              on_event: Callable[[dict[str, Any]], None] | None = None,
-             cancel_token: CancelToken | None = None) -> QueryResult:
+             cancel_token: CancelToken | None = None, callbacks: list[Any] | None = None) -> QueryResult:
         """One run with the entrypoint's fields: the pin, and the approval decisions on record
         for the question plus `approvals` (which win)."""
         from nl2sql.pipeline.runtime import run_with_graph
@@ -154,6 +198,7 @@ class Session:
             timeout_s=timeout_s,
             on_event=on_event,
             cancel_token=cancel_token,
+            callbacks=callbacks,
             initial={"pinned": pinned, "approvals": list(decisions.values())},
         )
         return QueryResult(outcome, self, question=question, datasource=datasource, execute=execute,
@@ -162,13 +207,19 @@ class Session:
     # -- actions on a result (the widget's buttons) -------------------------------------------
     def approve(self, result: QueryResult, request_ids: str | Iterable[str] | None = None, *,
                 by: str | None = None, note: str | None = None) -> QueryResult:
-        """Approve `result`'s held queries (all by default) and run again on exactly those plans."""
+        """Approve `result`'s held queries (all by default) and run again on exactly those plans.
+
+        The approved plans are kept as the question's pin (source "approved"): asking it again
+        runs them without re-planning, so a model whose output varies cannot make a different
+        plan that would be held again (ARCHITECTURE §10). `unpin(question)` forgets it."""
         requests = actions.chosen_requests(result.approvals_needed, request_ids)
         decided = actions.approvals_for(requests, approved=True, by=by or _who(result), note=note)
         for request, approval in zip(requests, decided, strict=True):
             self.approvals.record(request, approval)
         pinned = actions.approved_pin(decided, requests, result.decomposition,
                                       result.state.user_query, result.pinned)
+        if pinned is not None:
+            self.pins.save(result.question, pinned, result.datasource)
         return self._run(result.question, result.datasource, result.executed, user=result.user,
                          pinned=pinned, approvals=decided)
 
@@ -256,6 +307,17 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(datasources={self.datasources!r})"
+
+
+def _state_enums() -> list[type]:
+    """nl2sql's enum types, which the pipeline's state holds (error codes, severities, pin
+    sources): the checkpointer of a re-run restores them without a warning."""
+    import enum
+    import sys
+
+    return [obj for name, module in list(sys.modules.items()) if name.startswith("nl2sql.")
+            for obj in vars(module).values()
+            if isinstance(obj, type) and issubclass(obj, enum.Enum) and obj.__module__ == name]
 
 
 def _who(result: QueryResult) -> str | None:

@@ -40,6 +40,9 @@ class Settings(BaseSettings):
         100_000, ge=1, description="longest SQL text (UTF-8 bytes) the SQL guard checks; longer "
         "text is refused before parsing (TOO_LARGE)"
     )
+    max_question_chars: int = Field(
+        4000, ge=1, description="longest question accepted; a longer one is refused before the run"
+    )
     sql_agent_max_retries: int = Field(3, ge=0)
     sql_agent_retry_base_delay_sec: float = Field(0.05, ge=0)
     sql_agent_retry_max_delay_sec: float = Field(1.0, ge=0)

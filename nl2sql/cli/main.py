@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_bench(console, args)
         return _ask(console, args)
     except (NL2SQLError, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {escape(mask_url_passwords(exc))}")
+        Console(stderr=True).print(f"[red]error:[/red] {escape(mask_url_passwords(exc))}", soft_wrap=True)
         return 1
 
 

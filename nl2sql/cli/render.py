@@ -19,7 +19,7 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
     from rich.table import Table
 
     style = _STATUS_STYLE.get(result.status, "bold")
-    console.print(f"[bold]Q:[/bold] {result.question}")
+    console.print(f"[bold]Q:[/bold] {_echo(result.question)}")
     console.print(f"[{style}]{result.status}[/{style}]  ({result.timings['total_s']:.2f}s)")
     if result.answer:
         console.print(Panel(result.answer, title="answer", expand=False))
@@ -44,6 +44,15 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
     for warn in result.warnings:
         console.print(f"[yellow]warning {warn.code}[/yellow] ({warn.node}): {escape(warn.message)}")
     print_usage(console, result.usage)
+
+
+def _echo(question: str, limit: int = 300) -> str:
+    """The question as echoed back: a long one is cut, its length said (the user has it)."""
+    from rich.markup import escape
+
+    if len(question) <= limit:
+        return escape(question)
+    return f"{escape(question[:limit])}… ({len(question):,} characters)"
 
 
 def print_usage(console: Console, usage: dict[str, Any]) -> None:

@@ -3,7 +3,10 @@
 The path template names where a result lives; every value put into it is sanitized so a tenant
 or request id can never add a directory or climb out of the root. A template that does not name
 `{sub_query_id}` gets it appended to the file stem: two sub-queries must never share a file (the
-defect of an earlier implementation, ARCHITECTURE §13).
+defect of an earlier implementation, ARCHITECTURE §13). Every placeholder is filled on every
+write: `{dag_node_id}` is the DAG node (`scan:<sub_query_id>`, or the combine node), `{subgraph_name}`
+the subgraph (or `aggregator`), `{schema_version}` the structural fingerprint of the schema the
+query ran against (a combined result: a digest of its sources' fingerprints).
 
 Storage goes through a small backend object (`LocalBackend` here); a remote backend (fsspec, S3)
 would implement the same three methods and keep the store unchanged.
@@ -121,6 +124,14 @@ def _ipc_bytes(array: pa.Array) -> bytes:
         writer.write_batch(batch)
     data: bytes = sink.getvalue().to_pybytes()
     return data
+
+
+def combined_version(versions: list[str]) -> str:
+    """One `{schema_version}` for a result read from several schemas (one stays as it is)."""
+    unique = sorted(set(versions))
+    if len(unique) == 1:
+        return unique[0]
+    return hashlib.sha256("|".join(unique).encode()).hexdigest()[:16]
 
 
 def _template_fields(template: str) -> set[str]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nl2sql.dag import scan_node_id
 from nl2sql.datasources.base import ResultError
 from nl2sql.errors import ErrorCode, PipelineError, crash, error
 from nl2sql.security.sql_guard import check_sql
@@ -19,6 +20,7 @@ from nl2sql.security.sql_guard import check_sql
 if TYPE_CHECKING:
     from nl2sql.context import NL2SQLContext
     from nl2sql.datasources.base import DatasourceAdapter, ResultFrame
+    from nl2sql.execution.models import ArtifactRef
 
 #: Seconds an in-flight statement may outlive the run's deadline, so the run reports
 #: PIPELINE_TIMEOUT first instead of the statement's own timeout.
@@ -68,7 +70,8 @@ def run_guarded(
         allowed_tables: the table keys the guard lets through (those this user may read).
         node: the node named on an error.
         unreadable: the code when sqlglot cannot parse `sql` — a PARSE_ERROR is a broken query,
-            not an attack, so never SECURITY_VIOLATION (the executor says SQL_GEN_FAILED).
+            not an attack, so never a refusal (the executor says SQL_GEN_FAILED); anything else
+            the guard refuses is SQL_GUARD_REFUSED.
         what: how the message names the query ("query", "verified query").
         tag: details added to every error (sub_query_id, attempt).
     """
@@ -76,9 +79,9 @@ def run_guarded(
                         max_bytes=ctx.settings.max_sql_bytes)
     row_cap, timeout_s = statement_limits(ctx, adapter)
     if not verdict.allowed:
-        code = unreadable if verdict.code == "PARSE_ERROR" else ErrorCode.SECURITY_VIOLATION
+        code = unreadable if verdict.code == "PARSE_ERROR" else ErrorCode.SQL_GUARD_REFUSED
         message = f"SQL guard refused the {what} ({verdict.code}): {verdict.message}"
-        return GuardedRun(None, error(node, code, message, **tag), row_cap)
+        return GuardedRun(None, error(node, code, message, guard_code=verdict.code, **tag), row_cap)
     started = time.perf_counter()
     try:
         frame = adapter.execute(sql, row_cap=row_cap, timeout_s=timeout_s)
@@ -90,3 +93,23 @@ def run_guarded(
     except Exception as exc:  # noqa: BLE001 - reported as a value
         return GuardedRun(None, crash(node, ErrorCode.DB_EXECUTION_ERROR, exc, **tag), row_cap)
     return GuardedRun(frame, None, row_cap, time.perf_counter() - started)
+
+
+def write_artifact(
+    ctx: NL2SQLContext, frame: ResultFrame, *, node: str, sub_query_id: str, request_id: str,
+    tenant_id: str | None, subgraph_name: str, schema_version: str, **tag: Any,
+) -> tuple[ArtifactRef | None, PipelineError | None]:
+    """Write `frame` as the sub-query's artifact, filling every path placeholder.
+
+    A failed write (disk full, read-only folder) is this sub-query's ARTIFACT_WRITE_FAILED, so
+    the other sub-queries finish and keep their results.
+    """
+    try:
+        artifact = ctx.artifacts.write(
+            frame.table, tenant_id=tenant_id, request_id=request_id, sub_query_id=sub_query_id,
+            truncated=frame.truncated, subgraph_name=subgraph_name,
+            dag_node_id=scan_node_id(sub_query_id), schema_version=schema_version,
+        )
+    except Exception as exc:  # noqa: BLE001 - reported as a value
+        return None, crash(node, ErrorCode.ARTIFACT_WRITE_FAILED, exc, sub_query_id=sub_query_id, **tag)
+    return artifact, None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, PipelineError
-from nl2sql.execution.guarded import run_guarded
+from nl2sql.execution.guarded import run_guarded, write_artifact
 from nl2sql.execution.models import ArtifactRef
 from nl2sql.governance.curated import CuratedAnswer
 from nl2sql.governance.services import access_of
@@ -62,8 +62,11 @@ def run_verified(ctx: NL2SQLContext, *, sql: str, datasource_id: str, sub_query_
                       sub_query_id=sub_query_id)
     if ran.frame is None:
         return VerifiedRun(None, ran.error)
-    artifact = ctx.artifacts.write(
-        ran.frame.table, tenant_id=user.tenant_id if user else None, request_id=trace_id,
-        sub_query_id=sub_query_id, truncated=ran.frame.truncated, subgraph_name=subgraph_name,
+    artifact, failure = write_artifact(
+        ctx, ran.frame, node=node, sub_query_id=sub_query_id, request_id=trace_id,
+        tenant_id=user.tenant_id if user else None, subgraph_name=subgraph_name,
+        schema_version=snapshot.fingerprint,
     )
+    if failure is not None:
+        return VerifiedRun(None, failure)
     return VerifiedRun(artifact, None, ran.frame.row_count)

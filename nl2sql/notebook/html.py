@@ -119,12 +119,13 @@ def plan_html(result: QueryResult) -> str:
 
 
 def sql_html(result: QueryResult) -> str:
+    """Every SQL draft of every sub-query: after a retry the earlier attempts stay visible,
+    labelled by attempt, above the final one."""
     parts = []
     for view in sections.sub_query_views(result):
-        out = view.output
-        if out.sql_draft:
-            parts.append(f"<p><code>{escape(view.datasource)}</code> · {escape(out.dialect or 'sql')}</p>"
-                         + highlight_sql(out.sql_draft, out.dialect))
+        for label, sql, dialect in sections.sql_drafts(view.output):
+            parts.append(f"<p><code>{escape(view.datasource)}</code> · {escape(dialect or 'sql')}"
+                         f"{escape(label)}</p>" + highlight_sql(sql, dialect))
     return "".join(parts)
 
 

@@ -141,3 +141,18 @@ def _sub_query_order(result: QueryResult) -> dict[str, int]:
 
 def _sq_id(out: SubgraphOutput) -> str:
     return out.sub_query.id if out.sub_query else out.subgraph_id
+
+
+def sql_drafts(output: SubgraphOutput) -> list[tuple[str, str, str | None]]:
+    """(label, sql, dialect) of every SQL draft of a sub-query, attempts in order.
+
+    One draft gets no label; after a retry each is labelled by its attempt and the one that
+    ran last is marked final, so the SQL that failed stays visible beside the SQL that ran."""
+    drafts = list(output.sql_drafts)
+    if not drafts:
+        return [("", output.sql_draft, output.dialect)] if output.sql_draft else []
+    if len(drafts) == 1 and drafts[0].sql == output.sql_draft:
+        return [("", drafts[0].sql, drafts[0].dialect)]
+    last = len(drafts) - 1
+    return [(f" · attempt {d.attempt + 1}" + (" · final" if i == last and d.sql == output.sql_draft else ""),
+             d.sql, d.dialect) for i, d in enumerate(drafts)]

@@ -49,8 +49,8 @@ def _sections(result: QueryResult) -> list[tuple[str, str]]:
     views = sections.sub_query_views(result)
     plans = [f"{v.datasource}: {v.intent}\n{tree_text(plan_tree(v.output.plan))}"
              for v in views if v.output.plan is not None]
-    sqls = [f"{v.datasource} ({v.output.dialect}):\n{layout_sql(v.output.sql_draft, v.output.dialect)}"
-            for v in views if v.output.sql_draft]
+    sqls = [f"{v.datasource} ({dialect}){label}:\n{layout_sql(sql, dialect)}"
+            for v in views for label, sql, dialect in sections.sql_drafts(v.output)]
     subs = [f"{v.id} {v.datasource} {v.status} · plan {v.plan_source} · retries {v.retries} · "
             f"checks {v.checks_label} · rows {'—' if v.rows is None else v.rows}"
             f"{' (truncated)' if v.truncated else ''}" + "".join(f"\n  {n}" for n in v.failed_checks + v.errors)

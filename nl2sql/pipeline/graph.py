@@ -71,11 +71,12 @@ def guarded(name: str, node: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def build_graph(
-    *, execute: bool = True, curated: bool = False
+    *, execute: bool = True, curated: bool = False, checkpointer: Any = None
 ) -> CompiledStateGraph[GraphState, NL2SQLContext, GraphState, GraphState]:
     """The compiled main graph. With execute=False the SQL agent stops after generating SQL and
     the run ends once every scan has been planned. With curated=True (curated answers are
-    configured) and execute=True, the curated matcher is the entry point."""
+    configured) and execute=True, the curated matcher is the entry point. A `checkpointer` makes
+    the graph resumable from a given state (re-running from a trace node)."""
     sql_agent = build_sql_agent_graph(execute=execute, wrap=guarded)
     graph = StateGraph(GraphState, context_schema=NL2SQLContext)
     graph.add_node(DATASOURCE_RESOLVER, guarded(DATASOURCE_RESOLVER, DatasourceResolverNode()))
@@ -102,4 +103,4 @@ def build_graph(
     graph.add_edge(SQL_AGENT, LAYER_ROUTER)
     graph.add_conditional_edges(AGGREGATOR, aggregator_route, [ANSWER_SYNTHESIZER, END])
     graph.add_edge(ANSWER_SYNTHESIZER, END)
-    return graph.compile()
+    return graph.compile(checkpointer=checkpointer)

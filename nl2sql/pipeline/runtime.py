@@ -26,7 +26,15 @@ from nl2sql.errors import (
 )
 from nl2sql.governance.gate import run_before
 from nl2sql.governance.services import for_user
-from nl2sql.names import RUNTIME, SQL_AGENT
+from nl2sql.names import (
+    DECOMPOSER,
+    LAYER_ROUTER,
+    RUNTIME,
+    SQL_AGENT,
+    TRACE_FILTER,
+    TRACE_MERGE,
+    TRACE_ROOT,
+)
 from nl2sql.pipeline.graph import RunCancelled
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
@@ -56,21 +64,31 @@ def run_with_graph(
     on_event: Callable[[dict[str, Any]], None] | None = None,
     initial: dict[str, Any] | None = None,
     cancel_token: CancelToken | None = None,
+    callbacks: list[Any] | None = None,
+    resume: tuple[str | None, dict[str, Any]] | None = None,
 ) -> RunOutcome:
-    """Run the compiled graph once; never raises for a pipeline failure (it is in the state)."""
+    """Run the compiled graph once; never raises for a pipeline failure (it is in the state).
+
+    `callbacks` (LangChain callback handlers, e.g. a LangSmith tracer) go into the graph's config,
+    so they see every node and subgraph of the run as chain starts and ends. `resume` is
+    (node name, state) from `resume_point`: the run starts from that state as if that node had
+    just returned it (a graph built with a checkpointer), under a new trace id."""
     limit = timeout_s if timeout_s is not None else ctx.settings.pipeline_timeout_s
     started = time.perf_counter()
     user = user_context or UserContext()
     # The run sees the schemas as this user may read them (policies filter every snapshot).
     run_ctx = for_user(ctx.for_run(on_event, deadline=time.monotonic() + limit, cancel_token=cancel_token), user)
     asked, notes, refusal = run_before(run_ctx, clean_question(question), user, datasource_id)
-    state = GraphState(
-        user_query=clean_question(asked),  # a run.before hook may rewrite it
-        user_context=user,
-        datasource_id=datasource_id,
-        reasoning=notes,
-        **(initial or {}),
-    )
+    if resume is not None:  # the recorded state, with its own question; a new trace id
+        state = GraphState.model_validate({k: v for k, v in resume[1].items() if k != "trace_id"})
+    else:
+        state = GraphState(
+            user_query=clean_question(asked),  # a run.before hook may rewrite it
+            user_context=user,
+            datasource_id=datasource_id,
+            reasoning=notes,
+            **(initial or {}),
+        )
     start = state.model_dump()
     tree = StateTree(start, reducers_of(GraphState), reducers_of(SubgraphExecutionState))
     if refusal is not None:  # run.before denied the run (or broke): no node runs
@@ -78,12 +96,12 @@ def run_with_graph(
         return RunOutcome(refused, tree, tree.root, time.perf_counter() - started)
     recorder = TraceRecorder(tree, frozenset({SQL_AGENT}), routing_order=scan_routing_order)
     box: dict[str, Any] = {"values": start, "error": None}
+    config = {"callbacks": list(callbacks)} if callbacks else None
 
     def work() -> None:
         try:
-            for namespace, mode, data in graph.stream(
-                start, context=run_ctx, stream_mode=["updates", "values"], subgraphs=True
-            ):
+            for namespace, mode, data in _stream(graph, start, config, run_ctx,
+                                                 resume[0] if resume else None):
                 recorder.on_event(namespace, mode, data)
                 if not namespace and mode == "values":
                     box["values"] = data
@@ -104,6 +122,55 @@ def run_with_graph(
     values = dict(box["values"])
     values["errors"] = list(values.get("errors") or []) + extra
     return RunOutcome(GraphState.model_validate(values), tree, final_node, time.perf_counter() - started)
+
+
+def _stream(graph: Any, start: dict[str, Any], config: dict[str, Any] | None, run_ctx: NL2SQLContext,
+            as_node: str | None) -> Any:
+    """The graph's event stream: from START, or from `start` as written by `as_node`.
+
+    Resuming uses LangGraph's own mechanism: the state is written to a fresh thread of the
+    graph's checkpointer as `as_node`'s update, and the graph continues with that node's edges."""
+    modes = {"stream_mode": ["updates", "values"], "subgraphs": True, "context": run_ctx}
+    if as_node is None:
+        yield from graph.stream(start, config, **modes)
+        return
+    thread = {**(config or {}), "configurable": {"thread_id": f"rerun-{start['trace_id']}"}}
+    try:
+        graph.update_state(thread, start, as_node=as_node)
+        yield from graph.stream(None, thread, **modes)
+    finally:
+        graph.checkpointer.delete_thread(thread["configurable"]["thread_id"])
+
+
+def resume_point(tree: StateTree, node_id: int) -> tuple[str | None, dict[str, Any]]:
+    """Where a re-run from trace node `node_id` starts: (graph node to resume as, its state).
+
+    Main-graph nodes only: a node inside a sub-query's subgraph, or one scan branch, is part of
+    the parallel step that the merge after it completes; re-run from that merge instead. The
+    root re-runs the whole graph from its input state (None: from START)."""
+    refusal = _not_resumable(tree, node_id)
+    if refusal:
+        raise ValueError(refusal)
+    node = tree.nodes[node_id]
+    # The layer router is a conditional edge that needs the run's context, which a state update
+    # does not have: resume as the decomposer, whose plain edge leads to it (its delta is empty).
+    as_node = {TRACE_ROOT: None, TRACE_MERGE: SQL_AGENT, LAYER_ROUTER: DECOMPOSER}.get(node.name, node.name)
+    return as_node, tree.state_at(node_id)
+
+
+def resumable(tree: StateTree, node_id: int) -> bool:
+    """True when a re-run can start from trace node `node_id` (see resume_point)."""
+    return _not_resumable(tree, node_id) is None
+
+
+def _not_resumable(tree: StateTree, node_id: int) -> str | None:
+    if not isinstance(node_id, int) or not 0 <= node_id < len(tree.nodes):
+        return f"no trace node {node_id!r}; the trace has nodes 0..{len(tree.nodes) - 1}"
+    node = tree.nodes[node_id]
+    if node.namespace or node.name in (SQL_AGENT, TRACE_FILTER):
+        return (f"trace node {node_id} ({node.name}) is inside a sub-query's run; "
+                "re-run from a main-graph node (the merge after the scans)")
+    return None
 
 
 def scan_routing_order(state: dict[str, Any], delta: dict[str, Any]) -> int:

@@ -23,7 +23,7 @@ from nl2sql.governance.curated import VerifiedMatch
 from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
 from nl2sql.pipeline.nodes.datasource_resolver.schemas import DatasourceResolverResponse
 from nl2sql.pipeline.subgraphs.nodes.executor.schemas import ExecutorResponse
-from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse
+from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse, SqlDraft
 from nl2sql.pipeline.subgraphs.nodes.logical_validator.schemas import LogicalValidatorResponse
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.plan import PlanModel
@@ -98,6 +98,7 @@ class SubgraphExecutionState(BaseModel):
     ast_planner_response: ASTPlannerResponse | None = None
     logical_validator_response: LogicalValidatorResponse | None = None
     generator_response: GeneratorResponse | None = None
+    sql_drafts: Annotated[list[SqlDraft], operator.add] = Field(default_factory=list)
     executor_response: ExecutorResponse | None = None
     refiner_response: RefinerResponse | None = None
     retry_count: int = 0

@@ -2,7 +2,8 @@
 
 The root holds the run's input state. Each node of the tree holds its parent and one graph node's
 delta. The state at a node is rebuilt by merging the deltas from the nearest root down with the
-declared reducers, then deep-copied, so nobody can mutate the recorded history. Two things reset
+declared reducers, then deep-copied, and every delta is deep-copied when it is recorded, so nobody
+(a viewer, or a node mutating what it returned) can rewrite the recorded history. Two things reset
 the root: a state filter (the payload a Send carries into a subgraph) and a multi-input merge (the
 main graph continuing after parallel branches, which merges the branch deltas in routing order).
 """
@@ -64,7 +65,8 @@ class StateTree:
 
     def _new(self, name: str, namespace: str, parent: int | None, delta: Mapping[str, Any] | None,
              reset: dict[str, Any] | None = None) -> int:
-        node = TraceNode(len(self.nodes), name, namespace, parent, dict(delta or {}), reset)
+        # By value: a node that later mutates what it returned must not rewrite recorded history.
+        node = TraceNode(len(self.nodes), name, namespace, parent, copy.deepcopy(dict(delta or {})), reset)
         self.nodes.append(node)
         if parent is not None:
             self.nodes[parent].children.append(node.id)

@@ -74,3 +74,40 @@ def test_timeout_exits_1_with_one_line(capsys):
     assert code == 1
     line = next(line for line in out.splitlines() if "PIPELINE_TIMEOUT" in line)
     assert "0.001" in line
+
+
+def _long_question() -> str:
+    words = "show the total amount by region for each customer with orders over ten".split()
+    return " ".join(words[i % len(words)] for i in range(25_000))[:100_000]
+
+
+def _ask_in_subprocess(tmp_path, *args, env=None):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "nl2sql.cli.main", "ask", *args],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **(env or {})})
+    return proc, time.monotonic() - started
+
+
+def test_huge_question_with_a_timeout_exits_promptly_with_one_line(tmp_path):
+    ensure_demo()  # built once, outside the measured time
+    proc, elapsed = _ask_in_subprocess(tmp_path, "--timeout", "2", _long_question())
+    assert proc.returncode == 1
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "max_question_chars" in lines[0], lines[:3]
+    assert elapsed < 15
+
+
+def test_timed_out_run_lets_the_cli_exit_promptly(tmp_path):
+    ensure_demo()
+    proc, elapsed = _ask_in_subprocess(tmp_path, "--timeout", "2", _long_question(),
+                                       env={"NL2SQL_MAX_QUESTION_CHARS": "200000"})
+    assert proc.returncode == 1
+    assert "PIPELINE_TIMEOUT" in proc.stdout and "Traceback" not in proc.stderr
+    assert len(proc.stdout) < 2_000  # the question is echoed cut, not 100 KB of it
+    assert elapsed < 45  # imports and the first snapshot dominate on a loaded machine

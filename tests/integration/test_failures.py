@@ -356,3 +356,62 @@ def test_disallowed_explicit_datasource_is_security_violation(demo_paths, tmp_pa
     result = session.ask("How many support tickets are there?", datasource="crm")
     assert _codes(result) == [ErrorCode.SECURITY_VIOLATION] and result.table() is None
     assert result.errors[0].severity == ErrorSeverity.CRITICAL
+
+
+# --- artifacts -------------------------------------------------------------------------------
+
+COMPARE = "For each region, compare the number of orders with the number of support tickets"
+
+
+def test_artifact_write_failure_fails_only_its_sub_query(demo_paths, tmp_path):
+    # Each source's artifacts go to a folder named by its schema version; a file where the crm
+    # folder should be makes that write fail for real (as a full disk or read-only folder does).
+    template = "{root}/{schema_version}/{request_id}-{sub_query_id}.parquet"
+    session = _connect(demo_paths, tmp_path, settings={"artifact_path_template": template})
+    blocker = session.context.artifacts.root / session.schema("crm").fingerprint
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_text("not a folder")
+    result = session.ask(COMPARE)
+    by_source = {o.sub_query.datasource_id: o for o in result.sub_queries}
+    assert ErrorCode.UNKNOWN_ERROR not in _codes(result)
+    assert result.status == "error"
+    failed = [e for e in result.errors if e.error_code == ErrorCode.ARTIFACT_WRITE_FAILED]
+    assert len(failed) == 1 and failed[0].sub_query_id == by_source["crm"].sub_query.id
+    assert by_source["crm"].status == "error" and by_source["crm"].artifact is None
+    # The other source's finished result is kept, readable, in the result.
+    kept = by_source["warehouse"]
+    assert kept.status == "success" and kept.artifact is not None
+    assert session.context.artifacts.read(kept.artifact).num_rows > 0
+
+
+# --- codes of refusals ---------------------------------------------------------------------------
+
+def test_sub_query_without_a_datasource_is_missing_datasource_id(demo_paths, tmp_path):
+    unnamed = Scripted(DecomposerResponse(
+        sub_queries=[SubQuery(id="sq_1", datasource_id=" ", intent="How many orders are there?")]))
+    session = _connect(demo_paths, tmp_path, only={"warehouse"}, models={"decomposer": unnamed})
+    result = session.ask("How many orders?")
+    assert _codes(result) == [ErrorCode.MISSING_DATASOURCE_ID] and result.status == "error"
+    assert "sq_1" in result.errors[0].message and not result.sub_queries  # nothing ran
+
+
+@pytest.mark.parametrize(("sql", "code"), [
+    ("SELECT COUNT(*) FROM orders; DROP TABLE orders", ErrorCode.SQL_GUARD_REFUSED),
+    ("SELECT * FROM read_csv('elsewhere.csv')", ErrorCode.SQL_GUARD_REFUSED),
+    ("SELECT FROM WHERE", ErrorCode.SQL_GEN_FAILED),
+])
+def test_sql_the_guard_refuses_is_sql_guard_refused_and_never_runs(demo_paths, tmp_path, sql, code):
+    from langgraph.runtime import Runtime
+
+    from nl2sql.pipeline.state import SubgraphExecutionState
+    from nl2sql.pipeline.subgraphs.nodes.executor.node import ExecutorNode
+    from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse
+
+    session = _connect(demo_paths, tmp_path, only={"warehouse"})
+    state = SubgraphExecutionState(
+        trace_id="t", sub_query=SubQuery(id="sq_g", datasource_id="warehouse", intent="orders"),
+        generator_response=GeneratorResponse(sql_draft=sql, dialect="duckdb"))
+    delta = ExecutorNode()(state, Runtime(context=session.context))
+    (err,) = delta["errors"]
+    assert err.error_code == code and "executor_response" not in delta
+    assert not err.is_retryable  # a refusal is fatal: the SQL agent does not try again

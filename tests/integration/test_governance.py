@@ -395,3 +395,24 @@ def test_the_example_policy_and_curated_files_work_on_the_demo(demo, tmp_path):
     assert tickets.status == "success" and tickets.verified_match.method == "exact"
     assert executed(dbs) == [tickets.verified_match.sql]
     assert session.ask("How many contacts are there?").status != "success"  # contacts: not granted
+
+
+def test_after_approval_asking_again_runs_the_approved_plan_even_when_the_model_varies(demo, tmp_path):
+    from tests.pipeline.scripted import VaryingPlanner
+
+    (tmp_path / "nl2sql.toml").write_text("[policies]\nrequire_approval = true\n", encoding="utf-8")
+    planner = VaryingPlanner()
+    session = nl2sql.connect(config=tmp_path / "nl2sql.toml", sources=warehouse_only(demo),
+                             models={"ast_planner": planner})
+    held = session.ask(CANCELLED)
+    assert held.status == "needs_approval"
+    (request,) = held.approvals_needed
+    assert session.ask(CANCELLED).approvals_needed[0].id != request.id  # the model does vary
+    approved = session.approve(session.ask(CANCELLED), by="lead")
+    assert approved.status == "success"
+    calls = planner.calls
+    again = session.ask(CANCELLED)
+    assert again.status == "success", [e.one_line() for e in again.errors]
+    assert again.approvals_needed == [] and planner.calls == calls  # no new plan, nothing held
+    assert again.pinned is not None and again.pinned.source == "approved"
+    assert again.table().num_rows == approved.table().num_rows

@@ -74,3 +74,11 @@ def test_sql_is_laid_out_by_clause_and_otherwise_unchanged(two_sources):
         laid_out = layout_sql(out.sql_draft, out.dialect)
         assert laid_out.replace("\n", " ") == out.sql_draft
         assert laid_out.count("\nINNER JOIN ") >= 1 and "\nGROUP BY " in laid_out
+
+
+def test_static_html_shows_every_sql_draft_after_a_retry(session):
+    result = session.ask("How many customers are in Californa?")
+    page = render_html(result)
+    assert result.sub_queries[0].retry_count == 1
+    assert "attempt 1" in page and "attempt 2 · final" in page
+    assert "Californa'" in page and "California'" in page

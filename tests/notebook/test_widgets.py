@@ -147,3 +147,32 @@ def test_static_fallback_is_in_the_mime_bundle_and_deterministic(session, two_so
 
 def _answer_parts_text(view: RunView) -> str:
     return view.tabs.children[0].children[0].value
+
+
+def test_sql_tab_keeps_every_draft_after_a_retry(session):
+    # A misspelled value: the first attempt's SQL finds nothing, the refiner repairs it.
+    result = session.ask("How many customers are in Californa?")
+    (out,) = result.sub_queries
+    assert out.retry_count == 1
+    assert [d.attempt for d in out.sql_drafts] == [0, 1]
+    assert "'Californa'" in out.sql_drafts[0].sql and out.sql_drafts[1].sql == out.sql_draft
+    sql_tab = RunView(result).tabs.children[2]
+    assert "Californa'" in sql_tab.value and "California'" in sql_tab.value
+    assert "attempt 1" in sql_tab.value and "attempt 2 · final" in sql_tab.value
+
+
+def test_trace_tab_reruns_from_the_selected_node(two_sources):
+    view = RunView(two_sources)
+    browser = view.tabs.children[5]
+    labels = {value: label.strip() for label, value in browser.nodes.options}
+    inner = next(v for v, label in labels.items() if label.startswith("sub-query input"))
+    browser.nodes.value = inner
+    assert browser.rerun.disabled  # a node inside one sub-query's run cannot be resumed alone
+    browser.nodes.value = next(v for v, label in labels.items() if label == "decomposer")
+    assert not browser.rerun.disabled
+    browser.rerun.click()
+    assert view.result is not two_sources and view.status == "success"
+    assert view.notice.value == "<p>Ran again from the selected trace node.</p>"
+    names = [n.name for n in view.result.trace.main_nodes()]
+    assert names[:2] == ["__root__", "layer_router"] and "decomposer" not in names
+    assert view.result.answer == two_sources.answer

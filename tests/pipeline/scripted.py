@@ -44,3 +44,23 @@ class FixedPlanner:
         self.calls += 1
         time.sleep(self.delay_s)
         return ASTPlannerResponse(plan=self._plan, reasoning="scripted")
+
+
+class VaryingPlanner:
+    """The offline engine's plan with new column aliases on every call: equivalent plans whose
+    SQL (and so approval request id) differs from call to call, as a sampling model's would."""
+
+    def __init__(self):
+        from nl2sql.reasoning.offline.engine import OfflineEngine
+
+        self._engine = OfflineEngine()
+        self.calls = 0
+
+    def plan(self, request) -> ASTPlannerResponse:
+        self.calls += 1
+        response = self._engine.plan(request)
+        if response.plan is None:
+            return response
+        select = [item.model_copy(update={"alias": f"{item.alias or 'value'}_v{self.calls}"})
+                  for item in response.plan.select]
+        return response.model_copy(update={"plan": response.plan.model_copy(update={"select": select})})

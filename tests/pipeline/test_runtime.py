@@ -104,3 +104,159 @@ def test_empty_question_is_a_clear_error(sources, tmp_path, bad):
     session = _session(sources, tmp_path)
     with pytest.raises(ValueError, match="empty"):
         session.ask(bad)
+
+
+def _long_question(chars: int) -> str:
+    words = "show the total amount by region for each customer with orders over ten in spring".split()
+    text = " ".join(words[i % len(words)] for i in range(chars // 4))
+    return text[:chars]
+
+
+def _run_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("nl2sql-run-")]
+
+
+def test_timed_out_offline_engine_stops_computing_soon_after_the_deadline(sources, tmp_path):
+    session = nl2sql.connect(sources={"warehouse": sources["warehouse"]},
+                             settings={"project_dir": tmp_path / "p", "max_question_chars": 200_000})
+    session.ask(QUESTION)  # warm: graph built, schema read, modules imported
+    before = set(_run_threads())
+    result = session.ask(_long_question(100_000), timeout_s=1.0)
+    assert result.errors[-1].error_code == ErrorCode.PIPELINE_TIMEOUT
+    # The engine's loops see the cancelled token: the worker ends, it does not compute for minutes.
+    deadline = time.monotonic() + 5.0
+    while set(_run_threads()) - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not set(_run_threads()) - before, "the timed-out run kept computing"
+
+
+def test_a_question_over_the_length_limit_is_refused_in_one_line(sources, tmp_path):
+    session = nl2sql.connect(sources={"warehouse": sources["warehouse"]},
+                             settings={"project_dir": tmp_path / "p", "max_question_chars": 50})
+    with pytest.raises(ValueError, match="limit is 50 .setting max_question_chars") as info:
+        session.ask(_long_question(51))
+    assert "\n" not in str(info.value)
+    assert session.ask(_long_question(50), execute=False) is not None  # at the limit: runs
+
+
+@pytest.mark.parametrize("placeholder", ["root", "tenant_id", "request_id", "sub_query_id",
+                                         "dag_node_id", "subgraph_name", "schema_version"])
+def test_every_documented_artifact_placeholder_works_in_a_run(sources, tmp_path, placeholder):
+    from nl2sql.execution.artifacts import PLACEHOLDERS
+
+    assert placeholder in PLACEHOLDERS
+    template = "{root}" + ("" if placeholder == "root" else "/{" + placeholder + "}") + "/result.parquet"
+    session = nl2sql.connect(sources=sources, settings={"project_dir": tmp_path / "p",
+                                                        "artifact_path_template": template})
+    # Two sources combined: the scans' and the aggregator's writes both fill the template.
+    result = session.ask("For each region, compare the number of orders with the number of support tickets")
+    assert result.status == "success", [e.one_line() for e in result.errors]
+    assert result.table() is not None and result.table().num_rows > 0
+    for out in result.sub_queries:
+        assert out.artifact is not None
+        assert session.context.artifacts.read(out.artifact).num_rows > 0
+
+
+def test_langchain_callbacks_see_the_graph_run(sources, tmp_path):
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class Recorder(BaseCallbackHandler):
+        def __init__(self):
+            self.started: list[str] = []
+
+        def on_chain_start(self, serialized, inputs, *, run_id, parent_run_id=None, **kwargs):
+            self.started.append(kwargs.get("name") or (serialized or {}).get("name", ""))
+
+    recorder = Recorder()
+    session = _session(sources, tmp_path)
+    result = session.ask(QUESTION, callbacks=[recorder])
+    assert result.status == "success"
+    for node in ("datasource_resolver", "decomposer", "ast_planner", "executor", "aggregator"):
+        assert node in recorder.started, recorder.started
+    assert session.ask(QUESTION).status == "success"  # a run without callbacks is unchanged
+
+
+class _UnreachableCurated:
+    """Curated answers whose index cannot be searched (the vector store is down)."""
+
+    configured = True
+
+    def answers(self):
+        return []
+
+    def match(self, question, datasources):
+        from nl2sql.retrieval.breaker import VectorStoreError
+
+        raise VectorStoreError("the vector store does not answer")
+
+
+def test_curated_matching_without_a_vector_store_is_a_warning(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    session.governance.curated = _UnreachableCurated()
+    result = session.ask(QUESTION)
+    assert result.status == "success", [e.one_line() for e in result.errors]
+    assert [w.code for w in result.warnings if w.node == "curated_matcher"] == [
+        ErrorCode.VECTOR_STORE_UNAVAILABLE.value]
+
+
+class _CountingEngine:
+    """The offline engine, counting each skill's calls."""
+
+    def __init__(self):
+        from collections import Counter
+
+        from nl2sql.reasoning.offline.engine import OfflineEngine
+
+        self.engine = OfflineEngine()
+        self.calls: Counter = Counter()
+
+    def __getattr__(self, name):
+        method = getattr(self.engine, name)
+
+        def call(request):
+            self.calls[name] += 1
+            return method(request)
+
+        return call
+
+
+COMPARE = "For each region, compare the number of orders with the number of support tickets"
+
+
+def test_rerun_from_a_trace_node_continues_the_graph_from_its_state(sources, tmp_path):
+    from nl2sql.reasoning.registry import MODEL_NODES
+
+    engine = _CountingEngine()
+    session = nl2sql.connect(sources=sources, settings={"project_dir": tmp_path / "p"},
+                             models=dict.fromkeys(MODEL_NODES, engine))
+    first = session.ask(COMPARE)
+    assert first.status == "success"
+    decomposer = next(n.id for n in first.trace.main_nodes() if n.name == "decomposer")
+    before = dict(engine.calls)
+    again = first.rerun_from(decomposer)
+    assert again.status == "success", [e.one_line() for e in again.errors]
+    # The nodes after the decomposer ran again; the resolver and the decomposer did not.
+    assert engine.calls["decompose"] == before["decompose"]
+    assert engine.calls["check_answerability"] == before["check_answerability"]
+    assert engine.calls["plan"] == before["plan"] + 2
+    names = [n.name for n in again.trace.main_nodes()]
+    assert names[:2] == ["__root__", "layer_router"] and "decomposer" not in names
+    assert again.to_pandas().equals(first.to_pandas()) and again.answer == first.answer
+    assert again.state.trace_id != first.state.trace_id
+    assert first.table() is not None  # the first result's artifacts were not overwritten
+    # From the merge after the scans: only aggregation and the answer run again.
+    merge = next(n.id for n in first.trace.main_nodes() if n.name == "__merge__")
+    plans = engine.calls["plan"]
+    tail = session.rerun_from(first, merge)
+    assert [n.name for n in tail.trace.main_nodes()][1:] == ["layer_router", "aggregator", "answer_synthesizer"]
+    assert engine.calls["plan"] == plans and tail.answer == first.answer
+
+
+def test_rerun_from_inside_a_sub_query_is_a_clear_error(sources, tmp_path):
+    session = _session(sources, tmp_path)
+    result = session.ask(QUESTION)
+    inner = next(n.id for n in result.trace.nodes if n.namespace)
+    with pytest.raises(ValueError, match="inside a sub-query's run"):
+        result.rerun_from(inner)
+    with pytest.raises(ValueError, match="no trace node"):
+        result.rerun_from(len(result.trace.nodes))

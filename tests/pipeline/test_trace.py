@@ -58,3 +58,45 @@ def test_declared_reducers_are_found_on_graph_state():
     assert set(reducers) == {"artifact_refs", "subgraph_outputs", "errors", "reasoning", "warnings",
                              "approvals_needed"}
     assert merge_delta({"errors": [1]}, {"errors": [2]}, reducers) == {"errors": [1, 2]}
+
+
+def test_a_delta_mutated_after_it_was_recorded_leaves_the_history_unchanged():
+    tree = StateTree(INITIAL, REDUCERS, {})
+    returned = {"user": {"age": 21}, "tags": ["a"]}
+    a = tree.add("A", returned, parent=tree.root)
+    returned["user"]["age"] = 99  # the node keeps a reference and mutates it later
+    returned["tags"].append("b")
+    assert tree.state_at(a) == {"user": {"name": "Alice", "age": 21}, "score": 90, "tags": ["a"]}
+    assert tree.nodes[a].delta == {"user": {"age": 21}, "tags": ["a"]}
+
+
+class _MutatingPlanner:
+    """A planner that keeps the response it returned, to mutate it after the node finished."""
+
+    def __init__(self):
+        from nl2sql.reasoning.offline.engine import OfflineEngine
+
+        self._engine = OfflineEngine()
+        self.returned = []
+
+    def plan(self, request):
+        response = self._engine.plan(request)
+        self.returned.append(response)
+        return response
+
+
+def test_a_node_mutating_its_returned_object_later_does_not_rewrite_the_trace(sources, tmp_path):
+    import nl2sql
+
+    planner = _MutatingPlanner()
+    session = nl2sql.connect(sources={"warehouse": sources["warehouse"]}, models={"ast_planner": planner},
+                             settings={"project_dir": tmp_path / "p"})
+    result = session.ask("How many order items are there?")
+    assert result.status == "success"
+    [node] = [n for n in result.trace.nodes if n.name == "ast_planner"]
+    recorded = result.trace.state_at(node.id)["ast_planner_response"]
+    planner.returned[0].reasoning = "rewritten after the fact"
+    planner.returned[0].plan.limit = 7
+    again = result.trace.state_at(node.id)["ast_planner_response"]
+    assert again.reasoning == recorded.reasoning != "rewritten after the fact"
+    assert again.plan.limit == recorded.plan.limit != 7

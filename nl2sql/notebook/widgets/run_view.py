@@ -93,7 +93,7 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.header.value = header_html(result)
         self.actions = ActionBar(result, self._act)
         self.actions_box.children = (self.actions,)
-        self.tabs = build_tabs(result, self.page_size)
+        self.tabs = build_tabs(result, self.page_size, act=self._act)
         self.children = (self.header, self.run_log, self.actions_box, self.notice, self.tabs)
         self.run_log.selected_index = None
         self.status = result.status
@@ -146,7 +146,8 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
 
 _DONE = {"approve": "Approved: ran again on the approved plan.",
          "reject": "Rejected: the held query was dropped and nothing ran.",
-         "rerun": "Ran again."}
+         "rerun": "Ran again.",
+         "rerun_from": "Ran again from the selected trace node."}
 
 
 def describe_outcome(name: str, outcome: Any) -> str:

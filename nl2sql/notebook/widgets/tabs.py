@@ -6,6 +6,7 @@ helpers already compute, so the widget and the static HTML cannot drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -23,15 +24,17 @@ if TYPE_CHECKING:
     from nl2sql.result import QueryResult
 
 
-def build_tabs(result: QueryResult, page_size: int = 10) -> widgets.Tab:
-    """A Tab with one child per section, titled as `sections.TAB_TITLES`."""
+def build_tabs(result: QueryResult, page_size: int = 10, act: Callable[..., None] | None = None) -> widgets.Tab:
+    """A Tab with one child per section, titled as `sections.TAB_TITLES`. With `act` (the view's
+    action runner), the Trace tab's "Re-run from here" calls `result.rerun_from(node_id)`."""
+    on_rerun = (lambda node_id: act("rerun_from", result.rerun_from, node_id)) if act else None
     children = [
         answer_tab(result, page_size),
         plan_tab(result),
         _html_or_note(static.sql_html(result), "No SQL was generated."),
         _html_or_note(static.sub_queries_html(result), "No sub-query ran."),
         reasoning_tab(result),
-        TraceBrowser(result.trace),
+        TraceBrowser(result.trace, on_rerun=on_rerun),
     ]
     return widgets.Tab(children=children, titles=sections.TAB_TITLES)
 

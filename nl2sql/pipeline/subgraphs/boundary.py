@@ -107,6 +107,7 @@ def report(final: SubgraphExecutionState, execute: bool) -> dict[str, Any]:
         plan=plan,
         plan_source=final.ast_planner_response.plan_source if final.ast_planner_response else None,
         sql_draft=sql,
+        sql_drafts=final.sql_drafts,
         dialect=final.generator_response.dialect if final.generator_response else None,
         artifact=artifact if status == "success" else None,
         errors=final.errors,

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nl2sql.decomposition import SubQuery
 from nl2sql.errors import PipelineError
 from nl2sql.execution.models import ArtifactRef
+from nl2sql.pipeline.subgraphs.nodes.generator.schemas import SqlDraft
 from nl2sql.plan import PlanModel
 from nl2sql.validation.checks import ValidationCheck
 
@@ -22,7 +23,8 @@ class SubgraphOutput(BaseModel):
     retry_count: int = 0
     plan: PlanModel | None = None
     plan_source: str | None = None
-    sql_draft: str | None = None
+    sql_draft: str | None = None  # the final attempt's SQL
+    sql_drafts: list[SqlDraft] = Field(default_factory=list)  # every attempt's SQL, in order
     dialect: str | None = None
     artifact: ArtifactRef | None = None
     errors: list[PipelineError] = Field(default_factory=list)

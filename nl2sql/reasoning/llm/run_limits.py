@@ -3,6 +3,8 @@
 A skill receives only its request; the run it belongs to is reached through LangGraph's runtime
 (the node's config context). Outside a graph run (doctor, tests calling a skill directly) there
 is no token and no deadline. `call_within` bounds one call by the time the run has left.
+CPU-bound skills (the offline engine) run inside `bounded_work()` and call `checkpoint()` in their
+loops, so a timed-out or cancelled run stops computing instead of finishing in the background.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from nl2sql.reasoning.llm.errors import ModelCallCancelled
@@ -50,6 +53,31 @@ def sleep_unless_cancelled(seconds: float) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end and not (token is not None and token.cancelled):
         time.sleep(min(0.05, max(0.0, end - time.monotonic())))
+
+
+#: The cancel token of the run whose CPU-bound work is in progress; read once per skill.
+_TOKEN: contextvars.ContextVar[Any | None] = contextvars.ContextVar("nl2sql_run_token", default=None)
+
+
+@contextmanager
+def bounded_work() -> Iterator[None]:
+    """Within this block, `checkpoint()` checks the current run's cancel token.
+
+    Finding the run costs tens of microseconds; reading it once here keeps `checkpoint()` cheap
+    enough to call once per question word. The deadline needs no check of its own: when it
+    passes, run_with_graph cancels the token (and has already reported PIPELINE_TIMEOUT)."""
+    reset = _TOKEN.set(getattr(_run_context(), "cancel_token", None))
+    try:
+        yield
+    finally:
+        _TOKEN.reset(reset)
+
+
+def checkpoint() -> None:
+    """Raise ModelCallCancelled once the run is cancelled (no-op outside `bounded_work()`)."""
+    token = _TOKEN.get()
+    if token is not None and token.cancelled:
+        raise ModelCallCancelled(f"run cancelled during reasoning: {token.reason}")
 
 
 class DeadlineReached(Exception):

@@ -3,13 +3,15 @@
 No model and no network: schema linking over the snapshot (names, synonyms, sample values and a
 bounded value look-up), a grammar of analytic question shapes, FK join paths and template
 answers. The same inputs give the same outputs. Snapshot indexes are cached per engine, keyed by
-datasource id, structural fingerprint and a digest of the samples.
+datasource id, structural fingerprint and a digest of the samples. Every skill runs bounded by the
+run's token and deadline: its loops call `checkpoint()`, so a timed-out run stops computing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any, ParamSpec, TypeVar
 
 from nl2sql.decomposition import DecomposerResponse
 from nl2sql.reasoning.base import (
@@ -23,10 +25,25 @@ from nl2sql.reasoning.base import (
     RefinerResponse,
     SynthesizeRequest,
 )
+from nl2sql.reasoning.llm.run_limits import bounded_work
 from nl2sql.reasoning.offline import answerability, decompose, refine, synthesis
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
 from nl2sql.reasoning.offline.plan.planner import Outcome, plan_question
 from nl2sql.schema.models import SchemaSnapshot
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _bounded(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run a skill inside the run's bounds (see run_limits.bounded_work)."""
+
+    @functools.wraps(method)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with bounded_work():
+            return method(*args, **kwargs)
+
+    return run
 
 
 class OfflineEngine:
@@ -35,16 +52,19 @@ class OfflineEngine:
     def __init__(self, cache_size: int = 16):
         self._indexes = IndexCache(cache_size)
 
+    @_bounded
     def check_answerability(self, request: AnswerabilityRequest) -> AnswerabilityResponse:
         """Answerable when a datasource links the question's words to its tables, columns or values."""
         return answerability.check(request.question, dict(request.datasources), self._indexes)
 
+    @_bounded
     def decompose(self, request: DecomposeRequest) -> DecomposerResponse:
         """One sub-query on the best datasource, or two combined by compare/join."""
         return decompose.decompose(
             request.question, request.datasources, self._indexes, self._trial
         )
 
+    @_bounded
     def plan(self, request: PlanRequest) -> ASTPlannerResponse:
         """A PlanModel for the sub-query's intent, or plan=None with what was not understood."""
         snapshot = request.full_snapshot if request.full_snapshot.tables else request.snapshot
@@ -61,10 +81,12 @@ class OfflineEngine:
             plan=outcome.plan, confidence=outcome.confidence, reasoning=reasoning
         )
 
+    @_bounded
     def refine(self, request: RefineRequest) -> RefinerResponse:
         """Feedback and planner hints from the latest error and its details."""
         return refine.refine(request.latest_error, request.details)
 
+    @_bounded
     def synthesize(self, request: SynthesizeRequest) -> AnswerSynthesizerResponse:
         """A template answer from the result previews."""
         groups = request.decomposition.combine_groups if request.decomposition else []

@@ -9,12 +9,20 @@ from langgraph.runtime import Runtime
 from nl2sql.aggregation import run_combine
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, crash
+from nl2sql.execution.artifacts import combined_version
 from nl2sql.names import AGGREGATOR
 from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState, required
 
 NODE = AGGREGATOR
+
+
+def _schema_version(ctx: NL2SQLContext, state: GraphState) -> str:
+    """A combined result's `{schema_version}`: the versions of every source it reads."""
+    sources = sorted({sq.datasource_id for sq in state.decomposer_response.sub_queries}
+                     if state.decomposer_response else set())
+    return combined_version([ctx.schemas.get(ds).fingerprint for ds in sources])
 
 
 class AggregatorNode:
@@ -41,6 +49,9 @@ class AggregatorNode:
                     request_id=state.trace_id,
                     sub_query_id=node_id.replace(":", "_"),
                     truncated=outcome.truncated.get(node_id, False),
+                    dag_node_id=node_id,
+                    subgraph_name=NODE,
+                    schema_version=_schema_version(ctx, state),
                 )
         except Exception as exc:
             failure = crash(NODE, ErrorCode.AGGREGATOR_FAILED, exc)

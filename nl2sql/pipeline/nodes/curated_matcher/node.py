@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from nl2sql.context import NL2SQLContext
 from nl2sql.dag import build_dag
 from nl2sql.decomposition import DecomposerResponse, SubQuery, sub_query_id
-from nl2sql.errors import RunWarning
+from nl2sql.errors import ErrorCode, PipelineError, RunWarning
 from nl2sql.governance.curated import CuratedHit, VerifiedMatch
 from nl2sql.governance.gate import Candidate, screen
 from nl2sql.governance.services import access_of, governance_of
@@ -26,6 +26,7 @@ from nl2sql.names import CURATED_MATCHER
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState
 from nl2sql.pipeline.subgraphs.boundary import subgraph_id_for
+from nl2sql.pipeline.subgraphs.nodes.generator.schemas import SqlDraft
 from nl2sql.pipeline.subgraphs.registry import resolve_subgraph
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.retrieval.breaker import VectorStoreError
@@ -45,7 +46,7 @@ class CuratedMatcherNode:
         try:
             hit = curated.match(state.user_query, allowed)
         except VectorStoreError as exc:  # the pipeline can still answer: say why this did not
-            return {"warnings": [RunWarning(node=NODE, code="VECTOR_STORE_UNAVAILABLE",
+            return {"warnings": [RunWarning(node=NODE, code=ErrorCode.VECTOR_STORE_UNAVAILABLE.value,
                                             message=f"curated answers not searched: {exc}")]}
         if hit is None:
             return {}
@@ -62,6 +63,7 @@ class CuratedMatcherNode:
         dialect = ctx.datasources[ds].dialect
         output = SubgraphOutput(sub_query=sq, subgraph_id=subgraph_id_for(name, sq.id), subgraph_name=name,
                                 plan=hit.answer.plan, plan_source="verified", sql_draft=sql,
+                                sql_drafts=[SqlDraft(attempt=0, sql=sql, dialect=dialect)],
                                 dialect=dialect)
         match = VerifiedMatch(question=hit.answer.question, datasource_id=ds, sql=sql,
                               score=hit.score, method=hit.method)
@@ -84,14 +86,15 @@ class CuratedMatcherNode:
         ran = run_verified(ctx, sql=sql, datasource_id=ds, sub_query_id=sq.id, user=state.user_context,
                            trace_id=state.trace_id, subgraph_name=name, node=NODE)
         if ran.error is not None:
-            return _fell_back(hit, ran.error.message)
+            return _fell_back(hit, ran.error)
         done = output.model_copy(update={"status": "success", "artifact": ran.artifact})
         notes.append(reasoning(NODE, f"{ran.row_count} rows"))
         return {**delta, "subgraph_outputs": {output.subgraph_id: done},
                 "artifact_refs": {sq.id: ran.artifact}, "reasoning": notes}
 
 
-def _fell_back(hit: CuratedHit, why: str) -> dict[str, Any]:
+def _fell_back(hit: CuratedHit, why: PipelineError) -> dict[str, Any]:
     """The verified query failed (e.g. the schema moved on): the pipeline answers instead."""
-    message = f"the verified answer for {hit.answer.question!r} failed ({why}); answered by the pipeline"
-    return {"warnings": [RunWarning(node=NODE, code="CURATED_ANSWER_FAILED", message=message)]}
+    message = f"the verified answer for {hit.answer.question!r} failed ({why.message}); answered by the pipeline"
+    return {"warnings": [RunWarning(node=NODE, code="CURATED_ANSWER_FAILED", message=message,
+                                    detail={"error_code": why.error_code.value})]}

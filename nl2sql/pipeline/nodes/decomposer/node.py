@@ -34,8 +34,12 @@ class DecomposerNode:
             failure = skill_failure(NODE, exc, ErrorCode.ORCHESTRATOR_CRASH,
                                     severity=ErrorSeverity.CRITICAL)
             return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}
+        unnamed = [sq.id for sq in response.sub_queries if not sq.datasource_id.strip()]
         stray = [sq.id for sq in response.sub_queries if sq.datasource_id not in snapshots]
         note = reasoning(NODE, response.reasoning or "decomposed", sub_queries=len(response.sub_queries))
+        if unnamed:  # fatal: nothing can say where these would run
+            failure = error(NODE, ErrorCode.MISSING_DATASOURCE_ID, f"sub-queries {unnamed} name no datasource")
+            return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}
         if stray:
             failure = error(NODE, ErrorCode.PLANNER_FAILED,
                             f"sub-queries {stray} target datasources that were not resolved")

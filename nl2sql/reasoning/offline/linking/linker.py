@@ -16,6 +16,7 @@ Rules, in order (each consumes its words):
 from __future__ import annotations
 
 from nl2sql.reasoning.base import ValueLookup
+from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
@@ -37,6 +38,7 @@ def link(
     _where(tokens, idx, used, out)
     _acronyms(tokens, idx, used, out)
     _schema(tokens, idx, used, out)
+    checkpoint()
     rest = [t for t in tokens if t.index not in used and t.kind == "word" and t.low not in STOP]
     if lookup is not None:
         lookup_words(tokens, idx, rest, used, out, lookup)
@@ -97,6 +99,7 @@ def _strong_schema_word(idx: SchemaIndex, tok: Token) -> bool:
 def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
     i = 0
     while i < len(tokens):
+        checkpoint()
         hit = None
         for size in range(6, 0, -1):
             span = tokens[i : i + size]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from nl2sql.reasoning.base import ValueLookup
+from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.mentions import Linking, ValueMatch, looks_like_value, spans
@@ -90,6 +91,7 @@ def _search_in(
         for column in idx.text_columns(table):
             if out.lookups >= _MAX_LOOKUPS:
                 return found
+            checkpoint()  # before each round trip to the database
             out.lookups += 1
             try:
                 hits = lookup(table, column, needle, 20)

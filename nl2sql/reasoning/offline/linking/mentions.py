@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import Element
 from nl2sql.reasoning.offline.words.text import Token
 
@@ -85,6 +86,7 @@ def spans(words: list[Token]) -> list[list[Token]]:
 
 def looks_like_value(tokens: list[Token], tok: Token) -> bool:
     """Capitalized mid-sentence, or right after a preposition that introduces a value."""
+    checkpoint()  # linear in the question, called per word: a long question stops at its deadline
     if tok.index > 0 and tok.text[:1].isupper():
         return True
     prev = [t for t in tokens[: tok.index] if t.low not in ("the", "a", "an")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.words.lexicon import COMPARATIVE_MEASURES
 from nl2sql.reasoning.offline.words.text import Token
 
@@ -121,6 +122,7 @@ def find_numeric(tokens: list[Token], taken: set[int]) -> list[NumCue]:
     cues: list[NumCue] = []
     i = 0
     while i < len(tokens):
+        checkpoint()
         cue = _cue_at(tokens, i, taken)
         if cue is None:
             i += 1

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from nl2sql.context import NL2SQLContext
 from nl2sql.datasources.base import DatasourceAdapter
 from nl2sql.errors import ErrorCode, PipelineError, error
-from nl2sql.execution.guarded import run_guarded
+from nl2sql.execution.guarded import run_guarded, write_artifact
 from nl2sql.names import EXECUTOR
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
@@ -42,14 +42,14 @@ class ExecutorNode:
             return self._fail(ran.error)
         frame, row_cap = ran.frame, ran.row_cap
         assert frame is not None  # run_guarded returns either rows or the error that stopped them
-        artifact = ctx.artifacts.write(
-            frame.table,
+        artifact, failure = write_artifact(
+            ctx, frame, node=NODE, sub_query_id=sq.id, request_id=state.trace_id,
             tenant_id=state.user_context.tenant_id if state.user_context else None,
-            request_id=state.trace_id,
-            sub_query_id=sq.id,
-            truncated=frame.truncated,
-            subgraph_name=state.subgraph_name or "",
+            subgraph_name=state.subgraph_name or "", schema_version=snapshot.fingerprint,
+            **{k: v for k, v in tag.items() if k != "sub_query_id"},
         )
+        if failure is not None or artifact is None:
+            return self._fail(failure or error(NODE, ErrorCode.ARTIFACT_WRITE_FAILED, "no artifact", **tag))
         response = ExecutorResponse(
             artifact=artifact, row_count=frame.row_count, truncated=frame.truncated,
             metrics={"execute_s": round(ran.elapsed_s, 6), "row_cap": row_cap},

@@ -11,7 +11,7 @@ from nl2sql.errors import ErrorCode, crash
 from nl2sql.names import GENERATOR
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import SubgraphExecutionState
-from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse
+from nl2sql.pipeline.subgraphs.nodes.generator.schemas import GeneratorResponse, SqlDraft
 from nl2sql.sqlgen import render_plan
 
 NODE = GENERATOR
@@ -29,5 +29,7 @@ class GeneratorNode:
             return {"errors": [failure], "reasoning": [reasoning(NODE, failure.message)]}
         return {
             "generator_response": GeneratorResponse(sql_draft=sql, dialect=adapter.dialect),
+            # retry_handler clears generator_response; the drafts list keeps every attempt's SQL.
+            "sql_drafts": [SqlDraft(attempt=state.retry_count, sql=sql, dialect=adapter.dialect)],
             "reasoning": [reasoning(NODE, f"rendered for {adapter.dialect}", sql=sql)],
         }
