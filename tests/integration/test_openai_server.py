@@ -337,6 +337,49 @@ def test_a_body_that_is_not_json_is_an_unavailable_provider(session, model):
     assert [e.error_code for e in result.errors] == [ErrorCode.PROVIDER_UNAVAILABLE]
 
 
+BAD_REPLIES = {
+    "500": (
+        api_error(
+            500, "The server had an error", type_="server_error", headers={"retry-after": "0"}
+        ),
+        "(HTTP 500): the model server at {url} answered with a server error "
+        "(The server had an error): retry later",
+    ),
+    "502-html": (
+        Reply(
+            status=502, body="<html><body>Bad gateway</body></html>", headers={"retry-after": "0"}
+        ),
+        "(HTTP 502): the model server at {url} answered with a server error: retry later",
+    ),
+    "200-html": (
+        Reply(body="<!doctype html><html>login page</html>"),
+        "the model server at {url} answered, but not with a chat completion (an HTML page)",
+    ),
+    "200-malformed-json": (
+        Reply(body='{"id": "chatcmpl-local", "choices": [ '),
+        "the model server at {url} answered, but not with a chat completion (malformed JSON)",
+    ),
+    "200-no-choices": (
+        Reply(body={"id": "chatcmpl-local", "object": "chat.completion"}),
+        "the model server at {url} answered, but not with a chat completion (TypeError",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_REPLIES))
+def test_a_bad_reply_says_what_the_server_answered(session, model, case):
+    reply, expected = BAD_REPLIES[case]
+    model.handler = DemoModel({"AnswerabilityResponse": reply})
+    result = session.ask(COUNT_2024)
+    assert [e.error_code for e in result.errors] == [ErrorCode.PROVIDER_UNAVAILABLE]
+    message = result.errors[0].message
+    assert expected.format(url=model.url) in message, message
+    assert "\n" not in message and "cannot be reached" not in message
+    assert "Traceback" not in message and "check that it is running" not in message
+    if case.startswith("200"):  # a reply that is not a chat completion is not re-sent
+        assert len(model.requests) == 1
+
+
 FAILURES = {
     "401": (
         api_error(401, "Incorrect API key provided: sk-test-********cdef.", code="invalid_api_key"),
