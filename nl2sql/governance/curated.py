@@ -186,6 +186,6 @@ class CuratedStore:
 def _stamp(path: Path) -> tuple:
     try:
         st = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # absent, also when a parent is a file
         return (str(path), None)
     return (str(path), st.st_mtime_ns, st.st_size)

@@ -184,8 +184,10 @@ class DemoModel:
 
     def __call__(self, request: dict) -> Reply:
         name = schema_name(request)
-        if name is None:  # a plain call, e.g. `nl2sql doctor`'s reachability probe
+        if name is None:  # a plain call
             return completion(request, "OK", usage=(12, 1))
+        if name == "DoctorProbe":  # `nl2sql doctor`'s structured call
+            return completion(request, {"reply": "OK"}, usage=(12, 4))
         override = self.overrides.get(name)
         if override is not None:
             return override(request) if callable(override) else override
@@ -492,10 +494,28 @@ def test_doctor_shows_where_settings_come_from_and_calls_each_model_once(
         and "file [models].default" in out
         and "set (api_key in config)" in out
     )
-    assert "built-in engine" in out and "answered in" in out and "crm" in out and "3 tables" in out
+    assert "built-in engine" in out and "answered JSON in" in out and "crm" in out
+    assert "3 tables" in out
     assert len(model.requests) == 1  # four nodes share one model: one probe
-    assert model.requests[0]["messages"][0]["content"] == "Reply with the single word OK."
+    assert schema_name(model.requests[0]) == "DoctorProbe"  # a structured call, as nodes make
     assert KEY not in out
+
+
+def test_doctor_fails_a_model_whose_replies_are_not_json(doctor_config, model, capsys):
+    model.handler = lambda request: completion(request, "Sure, OK!")
+    exit_code = main(["doctor", "--config", str(doctor_config)])
+    out = capsys.readouterr().out
+    assert exit_code == 1, out
+    problems = [line for line in out.splitlines() if line.startswith("✗")]
+    assert len(problems) == 1 and "MODEL_OUTPUT_INVALID" in problems[0], out
+    assert "answerability" in problems[0] and "1 problem(s) found" in out
+
+
+def test_doctor_fails_a_server_that_is_not_a_chat_api(doctor_config, model, capsys):
+    model.handler = lambda request: Reply(body="<html>welcome</html>")
+    assert main(["doctor", "--config", str(doctor_config)]) == 1
+    out = capsys.readouterr().out
+    assert "PROVIDER_UNAVAILABLE" in out and "HTML page" in out
 
 
 def test_doctor_reports_a_rejected_key_and_a_missing_database(doctor_config, model, capsys):
