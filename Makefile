@@ -29,6 +29,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/pipeline_overhead.py
+	$(BIN)/python benchmarks/soak.py --runs 1000
 
 clean:
 	rm -rf $(VENV) .nl2sql build *.egg-info

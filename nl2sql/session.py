@@ -135,7 +135,7 @@ class Session:
         if plan is not None:
             pinned = actions.supplied_pin(self.context, question, plan, datasource)
         else:
-            pinned = self.pins.get(question, datasource)
+            pinned = _stored(lambda: self.pins.get(question, datasource), None, "pin")
         return self._run(question, datasource, execute, user=user or self.user, pinned=pinned,
                          timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token,
                          callbacks=callbacks)
@@ -187,8 +187,10 @@ class Session:
         for the question plus `approvals` (which win)."""
         from nl2sql.pipeline.runtime import run_with_graph
 
-        decisions = {a.request_id: a for a in self.approvals.for_question(question)}
+        on_record = _stored(lambda: self.approvals.for_question(question), [], "approvals")
+        decisions = {a.request_id: a for a in on_record}
         decisions.update({a.request_id: a for a in approvals or []})
+        notes = [n for n in (pinned, on_record) if isinstance(n, _Damaged)]
         outcome = run_with_graph(
             self.graph(execute),
             self.context,
@@ -199,7 +201,9 @@ class Session:
             on_event=on_event,
             cancel_token=cancel_token,
             callbacks=callbacks,
-            initial={"pinned": pinned, "approvals": list(decisions.values())},
+            initial={"pinned": None if isinstance(pinned, _Damaged) else pinned,
+                     "approvals": list(decisions.values()),
+                     "errors": [n.warning for n in notes]},
         )
         return QueryResult(outcome, self, question=question, datasource=datasource, execute=execute,
                            user=user or self.user)
@@ -322,3 +326,28 @@ def _state_enums() -> list[type]:
 
 def _who(result: QueryResult) -> str | None:
     return result.user.user_id if result.user is not None else None
+
+
+class _Damaged(list[Any]):
+    """What a damaged pin or approvals file reads as: nothing (so the run goes on unpinned, or
+    is held for approval again — the safe side), carrying the one-line warning it reports."""
+
+    def __init__(self, warning: Any):
+        super().__init__()
+        self.warning = warning
+
+
+def _stored(read: Callable[[], Any], default: Any, what: str) -> Any:
+    """read(), or a _Damaged stand-in when a stored file cannot be read (hand-edited, half
+    written by a crash): never an exception out of ask, and never a silent loss."""
+    from nl2sql.errors import ErrorCode, ErrorSeverity, error, safe_one_line
+
+    try:
+        return read()
+    except (ValueError, OSError) as exc:
+        return _Damaged(error(
+            "session", ErrorCode.INVALID_STATE,
+            f"a stored {what} file could not be read and was not used ({safe_one_line(exc, 200)}): "
+            "fix or delete it",
+            severity=ErrorSeverity.WARNING,
+        ))

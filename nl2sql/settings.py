@@ -239,7 +239,7 @@ def _env_value(match: re.Match[str]) -> str:
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path.name} is not valid TOML: {exc}") from None
 
 

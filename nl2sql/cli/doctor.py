@@ -1,7 +1,8 @@
-"""`nl2sql doctor`: the effective configuration and where each value came from, each model's
-reachability (one tiny call per distinct model, none with --offline) and each datasource's
-connectivity, as rich tables. Exit 1 when anything is broken. Keys are shown as set / missing,
-never their values.
+"""`nl2sql doctor`: the effective configuration and where each value came from, and a check of
+everything `ask` will load — the config file, settings, project folder, policies, hooks, curated
+answers, each model (one real structured call per distinct model, none with --offline) and each
+datasource (opened read-only, its schema read) — as rich tables, then one line per problem.
+Exit 1 when anything is broken. Keys are shown as set / missing, never their values.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
 from rich.markup import escape
 
 from nl2sql.errors import ConfigError, NL2SQLError, safe_one_line
@@ -24,7 +26,13 @@ if TYPE_CHECKING:
     from nl2sql.reasoning.llm.config import ModelConfig
     from nl2sql.settings import FileConfig, Settings
 
-PROBE = "Reply with the single word OK."
+PROBE = 'Reply with the JSON object {"reply": "OK"} and nothing else.'
+
+
+class DoctorProbe(BaseModel):
+    """The probe's response model: a model that cannot answer this cannot answer any node."""
+
+    reply: str
 
 
 @dataclass(frozen=True)
@@ -42,39 +50,101 @@ def run_doctor(
     offline: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> int:
-    """Print the checks; 0 when everything works, 1 otherwise."""
-    from nl2sql.reasoning.llm.config import resolve_models
-    from nl2sql.reasoning.registry import MODEL_NODES
-    from nl2sql.settings import build_settings, find_config_file, load_config_file
+    """Print the checks; 0 when everything works, 1 otherwise (one line per problem)."""
+    from nl2sql.settings import find_config_file, load_config_file
 
     env = os.environ if environ is None else environ
-    file_config = load_config_file(Path(config) if config else find_config_file())
-    settings = build_settings(file_config.settings)
-    models = resolve_models(MODEL_NODES, file_config.models, None, env)
+    problems: list[str] = []
+    file_config = _attempt(
+        "config", problems, lambda: load_config_file(Path(config) if config else find_config_file())
+    )
+    if file_config is None:
+        return _report(console, problems, offline)
     where = (
         str(file_config.path)
         if file_config.path
         else "none found (defaults, environment, demo data)"
     )
     console.print(f"[bold]config file:[/bold] {escape(where)}")
+    settings = _settings(file_config, problems)
     console.print(_settings_table(file_config, settings, env))
-    # No explicit models here, and a file cannot say "no model": every node has a config.
-    configs = {node: c for node, c in models.configs.items() if c is not None}
-    probes = {} if offline else _probe_models(configs)
-    console.print(_models_table(configs, models.sources, probes, env, offline))
+    _check_project(file_config, settings, problems)
+    models = _attempt("models", problems, lambda: _resolve(file_config, env))
+    if models is not None:
+        # No explicit models here, and a file cannot say "no model": every node has a config.
+        configs = {node: c for node, c in models.configs.items() if c is not None}
+        probes = {} if offline else _probe_models(configs)
+        console.print(_models_table(configs, models.sources, probes, env, offline))
+        problems += _model_problems(probes, configs)
     sources = _check_sources(file_config, settings)
     console.print(_sources_table(sources))
-    # Nodes sharing a model share its probe: each broken model or source counts once.
-    unique = {id(p): p for p in (*probes.values(), *(p for _, _, p in sources))}
-    failed = [p for p in unique.values() if not p.ok]
-    if failed:
-        console.print(f"[bold red]{len(failed)} problem(s) found[/bold red]")
+    problems += [f"datasource {sid}: {p.detail}" for sid, _, p in sources if not p.ok]
+    return _report(console, problems, offline)
+
+
+def _model_problems(probes: Mapping[str, Probe], configs: Mapping[str, ModelConfig]) -> list[str]:
+    """One line per broken model (nodes sharing a model share its probe), naming its nodes."""
+    nodes: dict[int, list[str]] = {}
+    for node, probe in probes.items():
+        nodes.setdefault(id(probe), []).append(node)
+    return [
+        f"model {configs[names[0]].model} ({', '.join(names)}): {probes[names[0]].detail}"
+        for names in nodes.values()
+        if not probes[names[0]].ok
+    ]
+
+
+def _report(console: Console, problems: list[str], offline: bool) -> int:
+    """One line per problem and the count; 1 when there is any."""
+    if problems:
+        for line in problems:
+            console.print(f"[red]✗[/red] {escape(safe_one_line(line, 400))}", soft_wrap=True)
+        console.print(f"[bold red]{len(problems)} problem(s) found[/bold red]")
         return 1
     console.print(
         "[bold green]everything works[/bold green]"
         + (" (models not called: --offline)" if offline else "")
     )
     return 0
+
+
+def _attempt(what: str, problems: list[str], step: Callable[[], Any]) -> Any:
+    """`step()`, or None with a one-line problem when it raises a configuration-type error."""
+    try:
+        return step()
+    except (NL2SQLError, OSError, ValueError) as exc:
+        problems.append(f"{what}: {safe_one_line(exc)}")
+        return None
+
+
+def _settings(file_config: FileConfig, problems: list[str]) -> Settings:
+    """The effective settings; the defaults (and a problem) when the file's are invalid."""
+    from nl2sql.settings import Settings, build_settings
+
+    settings = _attempt("settings", problems, lambda: build_settings(file_config.settings))
+    return settings if settings is not None else Settings.model_construct()
+
+
+def _resolve(file_config: FileConfig, env: Mapping[str, str]) -> Any:
+    from nl2sql.reasoning.llm.config import resolve_models
+    from nl2sql.reasoning.registry import MODEL_NODES
+
+    return resolve_models(MODEL_NODES, file_config.models, None, env)
+
+
+def _check_project(file_config: FileConfig, settings: Settings, problems: list[str]) -> None:
+    """What connect() and a run load besides models and sources: the project folder (written
+    by every run), policies and hooks, and the curated answers (read on the first question)."""
+    from nl2sql.governance.services import build_governance
+    from nl2sql.settings import project_dir
+
+    folder = project_dir(settings, file_config)
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        problems.append(f"project folder: {folder} cannot be written (runs store results there)")
+    governance = _attempt("policies", problems, lambda: build_governance(file_config, folder))
+    if governance is not None and governance.curated is not None:
+        _attempt("curated answers", problems, governance.curated.answers)
 
 
 def _settings_table(file_config: FileConfig, settings: Settings, env: Mapping[str, str]) -> Any:
@@ -113,17 +183,17 @@ def _probe_models(configs: Mapping[str, ModelConfig]) -> dict[str, Probe]:
 
 
 def probe_model(config: ModelConfig) -> Probe:
-    """Call the model once with a tiny prompt; the failure's code and message when it fails."""
+    """One structured call, as every node makes: the failure's code and message when the model
+    cannot be reached or its answer is not the JSON asked for."""
     from langchain_core.messages import HumanMessage
 
     from nl2sql.reasoning.llm.errors import ModelCallError, redact
     from nl2sql.reasoning.llm.structured import StructuredCaller
-    from nl2sql.reasoning.llm.usage import token_counts
 
     caller = StructuredCaller(config.model_copy(update={"max_retries": 0}))
     started = time.monotonic()
     try:
-        message = caller.invoke(caller.model, [HumanMessage(content=PROBE)])
+        caller.ask([HumanMessage(content=PROBE)], DoctorProbe, first=())
     except ModelCallError as exc:
         return Probe(False, f"{exc.code.value}: {exc.message}")
     except ConfigError as exc:
@@ -131,8 +201,7 @@ def probe_model(config: ModelConfig) -> Probe:
     except Exception as exc:  # an SDK error we do not classify: shown, redacted
         secret = [config.api_key.get_secret_value()] if config.api_key else []
         return Probe(False, f"{type(exc).__name__}: {redact(safe_one_line(exc), secret)}")
-    tokens = sum(token_counts(message))
-    return Probe(True, f"answered in {time.monotonic() - started:.1f}s ({tokens} tokens)")
+    return Probe(True, f"answered JSON in {time.monotonic() - started:.1f}s")
 
 
 def key_status(config: ModelConfig, env: Mapping[str, str]) -> str:
@@ -161,7 +230,7 @@ def _models_table(
     from nl2sql.reasoning.llm.chat import endpoint, structured_method
 
     table = Table(
-        "node", "model", "from", "endpoint", "key", "options", "reachable", title="models"
+        "node", "model", "from", "endpoint", "key", "options", "structured call", title="models"
     )
     for node, config in configs.items():
         origin = escape(sources.get(node, {}).get("model", "default"))
@@ -226,6 +295,8 @@ def _probe_source(
             adapter.close()
     except (NL2SQLError, OSError, ValueError) as exc:
         return Probe(False, safe_one_line(exc))
+    except Exception as exc:  # a driver error no adapter wrapped: one line, never a traceback
+        return Probe(False, f"{type(exc).__name__}: {safe_one_line(exc)}")
     return Probe(
         True,
         f"{snapshot.dialect}, {len(snapshot.tables)} tables ({time.monotonic() - started:.1f}s)",

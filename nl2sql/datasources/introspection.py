@@ -4,12 +4,16 @@ Every query here is built with sqlglot and run through the adapter's own connect
 `run` callable (SQL text -> rows), so each engine applies its own timeout and read-only rules.
 Statistics are taken over a bounded population (the first `POPULATION_LIMIT` rows) so that
 introspecting a very large table stays cheap; `Column.distinct_count` is of that population.
+A view's statistics run the view's own query, which may be arbitrarily slow: they get a short
+budget (`VIEW_STATS_BUDGET_S`) and none past it, so a slow view never delays a session. Every
+statistics query also ends by the deadline of the run that asked for the schema.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,8 +28,51 @@ log = logging.getLogger(__name__)
 POPULATION_LIMIT = 200_000
 #: Text columns whose values average more than this many characters are free text: no samples.
 MAX_SAMPLE_AVG_LENGTH = 80
+#: Seconds the statistics of one table may take (its queries together).
+TABLE_STATS_BUDGET_S = 10.0
+#: Seconds the statistics of one view may take: a view's query may be slow (a sleeping or
+#: remote function, a huge join); past this the view is described without samples.
+VIEW_STATS_BUDGET_S = 1.0
+#: A query is not started with less time than this left.
+_MIN_QUERY_S = 0.05
 
-Run = Callable[[str], Sequence[Sequence[Any]]]
+Run = Callable[..., Sequence[Sequence[Any]]]  # run(sql, timeout_s=...) -> rows
+
+
+class StatsBudget:
+    """The seconds the statistics of one table have left: its own budget, and no later than the
+    deadline of the run that asked for the schema (a snapshot is first read inside a run)."""
+
+    def __init__(self, seconds: float):
+        self._end = time.monotonic() + seconds
+
+    @classmethod
+    def for_table(cls, table: Table) -> StatsBudget:
+        return cls(VIEW_STATS_BUDGET_S if table.kind == "view" else TABLE_STATS_BUDGET_S)
+
+    def left(self) -> float:
+        left = self._end - time.monotonic()
+        run_left = _run_time_left()
+        return left if run_left is None else min(left, run_left)
+
+
+def _run_time_left() -> float | None:
+    """Seconds before the current graph run's deadline, or None outside a run (or without one)."""
+    try:
+        from langgraph.runtime import get_runtime
+
+        deadline = getattr(get_runtime().context, "deadline", None)
+    except (RuntimeError, KeyError, AttributeError, ImportError):
+        return None
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def _bounded(run: Run, sql: str, budget: StatsBudget) -> Sequence[Sequence[Any]]:
+    """run(sql) within what the budget has left; TimeoutError when it has nothing left."""
+    left = budget.left()
+    if left < _MIN_QUERY_S:
+        raise TimeoutError("no time left for statistics")
+    return run(sql, timeout_s=left)
 
 _SCALAR_HINTS = (
     "CHAR",
@@ -148,18 +195,24 @@ def lookup_values_sql(table: exp.Table, column: str, needle: str, limit: int, di
 
 
 def with_statistics(
-    table: exp.Table, columns: list[Column], run: Run, dialect: str, sample_values: int
+    table: exp.Table,
+    columns: list[Column],
+    run: Run,
+    dialect: str,
+    sample_values: int,
+    budget: StatsBudget | None = None,
 ) -> list[Column]:
     """Columns with `distinct_count` and `samples` filled in where the queries succeed.
 
     A failing statistics query (timeout, unsupported type) leaves the columns as they were:
-    introspection must not fail because one table is expensive.
+    introspection must not fail because one table is expensive. All queries share `budget`.
     """
+    budget = budget or StatsBudget(TABLE_STATS_BUDGET_S)
     scalar = [c for c in columns if _is_scalar(c)]
     if not scalar:
         return columns
     try:
-        row = run(stats_sql(table, scalar, dialect))[0]
+        row = _bounded(run, stats_sql(table, scalar, dialect), budget)[0]
     except Exception as exc:  # noqa: BLE001 - any engine error just means "no statistics"
         log.debug("statistics skipped for %s: %s", table.sql(), exc)
         return columns
@@ -170,14 +223,16 @@ def with_statistics(
         if _is_sampled(col):
             avg_length = next(values)
             if sample_values > 0 and avg_length is not None and avg_length <= MAX_SAMPLE_AVG_LENGTH:
-                update["samples"] = _samples(table, col.name, run, dialect, sample_values)
+                update["samples"] = _samples(table, col.name, run, dialect, sample_values, budget)
         updates[col.name] = update
     return [c.model_copy(update=updates[c.name]) if c.name in updates else c for c in columns]
 
 
-def _samples(table: exp.Table, column: str, run: Run, dialect: str, k: int) -> list[str]:
+def _samples(
+    table: exp.Table, column: str, run: Run, dialect: str, k: int, budget: StatsBudget
+) -> list[str]:
     try:
-        rows = run(top_values_sql(table, column, k, dialect))
+        rows = _bounded(run, top_values_sql(table, column, k, dialect), budget)
     except Exception as exc:  # noqa: BLE001
         log.debug("samples skipped for %s.%s: %s", table.sql(), column, exc)
         return []
@@ -192,7 +247,8 @@ def snapshot_with_statistics(adapter: Any, tables: Sequence[Table], run: Run) ->
     """
     tables = [
         t.model_copy(update={"columns": with_statistics(
-            table_expr_from_key(t.key), t.columns, run, adapter.dialect, adapter.sample_values
+            table_expr_from_key(t.key), t.columns, run, adapter.dialect, adapter.sample_values,
+            StatsBudget.for_table(t),
         )})
         for t in tables
     ]

@@ -189,6 +189,6 @@ class CuratedStore:
 def _stamp(path: Path) -> tuple[object, ...]:
     try:
         st = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # absent, also when a parent is a file
         return (str(path), None)
     return (str(path), st.st_mtime_ns, st.st_size)

@@ -17,6 +17,7 @@ from nl2sql.errors import ErrorCode, NL2SQLError, mask_url_passwords, safe_one_l
 _KEYLIKE = re.compile(r"\b(sk|pk|rk|sess|key)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECASE)
 _BEARER = re.compile(r"(bearer\s+)\S+", re.IGNORECASE)
 _USERINFO = re.compile(r"(//)[^/@\s]+@")
+_SDK_PREFIX = re.compile(r"^Error code: \d+( - )?")  # what openai's SDK puts before the body
 
 
 class ModelCallError(NL2SQLError):
@@ -145,13 +146,59 @@ _ADVICE = {
     "limits with the provider",
     ErrorCode.PROVIDER_TIMEOUT: "no answer within {timeout:g}s: raise timeout_s in [models], or "
     "use a faster model or server",
-    ErrorCode.PROVIDER_UNAVAILABLE: "the model server at {where} failed or cannot be reached (server "
-    "error, invalid response or refused connection): check that it is running and reachable",
+    ErrorCode.PROVIDER_UNAVAILABLE: "the model server at {where} cannot be reached (connection "
+    "refused, dropped or unresolvable): check that it is running and reachable",
     ErrorCode.PROVIDER_MODEL_NOT_FOUND: "model {name!r} was not found at {where}: check the model "
     "name and base_url",
     ErrorCode.PROVIDER_BAD_REQUEST: "the provider refused the request as invalid: check the model "
     "options (structured_output, max_tokens, context_tokens)",
 }
+
+
+#: What the server answered, when it answered but not with a usable reply.
+_SERVER_ERROR = (
+    "the model server at {where} answered with a server error{said}: retry later, or check the "
+    "server's logs"
+)
+_NOT_A_COMPLETION = (
+    "the model server at {where} answered, but not with a chat completion ({what}): check that "
+    "base_url points at an OpenAI-compatible API (usually ending in /v1)"
+)
+
+
+def is_unreadable_reply(exc: BaseException) -> bool:
+    """True when the server answered 2xx with a body the client could not read as JSON."""
+    status = _status(exc)
+    return (status is None or status < 300) and _is_named(
+        exc, "APIResponseValidationError", "JSONDecodeError"
+    )
+
+
+def _reply_kind(exc: BaseException) -> str:
+    """How to name an unreadable reply: an HTML page, or malformed JSON."""
+    try:
+        text = str(getattr(getattr(exc, "response", None), "text", "") or "")
+    except Exception:  # a streamed body that was never read
+        text = ""
+    if text.lstrip()[:1] == "<":
+        return "an HTML page"
+    return "malformed JSON" if _is_named(exc, "JSONDecodeError") else "a reply the client rejected"
+
+
+def _advice(exc: BaseException, code: ErrorCode, status: int | None, **fmt: Any) -> str:
+    if code is ErrorCode.PROVIDER_UNAVAILABLE and status is not None and status >= 500:
+        said = _said(exc, fmt.pop("secrets"))
+        return _SERVER_ERROR.format(said=f" ({said})" if said else "", **fmt)
+    fmt.pop("secrets")
+    if code is ErrorCode.PROVIDER_UNAVAILABLE and is_unreadable_reply(exc):
+        return _NOT_A_COMPLETION.format(what=_reply_kind(exc), **fmt)
+    return _ADVICE[code].format(**fmt)
+
+
+def _said(exc: BaseException, secrets: Iterable[str]) -> str:
+    """The server's own error text, when it sent one (not the SDK's bare "Error code: 500")."""
+    text = _SDK_PREFIX.sub("", safe_one_line(getattr(exc, "message", None) or exc, 120))
+    return redact(text, secrets) if text else ""
 
 
 def provider_error(
@@ -164,11 +211,21 @@ def provider_error(
     timeout_s: float,
     secrets: Iterable[str] = (),
 ) -> ProviderError:
-    """A ProviderError whose message names the model and says what to fix."""
+    """A ProviderError whose message names the model and says what happened and what to fix."""
     name = spec.partition(":")[2] or spec
     status = _status(exc)
-    advice = _ADVICE[code].format(key_var=key_var, timeout=timeout_s, where=where, name=name)
-    prefix = f"{spec}" + (f" (HTTP {status})" if status else "")
+    secrets = list(secrets)
+    advice = _advice(
+        exc,
+        code,
+        status,
+        key_var=key_var,
+        timeout=timeout_s,
+        where=where,
+        name=name,
+        secrets=secrets,
+    )
+    prefix = f"{spec}" + (f" (HTTP {status})" if status and status >= 400 else "")
     details = {
         "model": spec,
         "status": status,
@@ -176,3 +233,17 @@ def provider_error(
         "provider_message": redact(safe_one_line(getattr(exc, "message", None) or exc), secrets),
     }
     return ProviderError(f"{prefix}: {advice}", code=code, **details)
+
+
+def unreadable_reply(
+    exc: BaseException, *, spec: str, where: str, secrets: Iterable[str] = ()
+) -> ProviderError:
+    """The ProviderError for a reply the provider's client failed on in a way no code names
+    (e.g. a JSON body without `choices`): what the client said, one line, redacted."""
+    said = redact(safe_one_line(f"{type(exc).__name__}: {exc}", 160), secrets)
+    return ProviderError(
+        f"{spec}: " + _NOT_A_COMPLETION.format(where=where, what=said),
+        code=ErrorCode.PROVIDER_UNAVAILABLE,
+        model=spec,
+        exception=type(exc).__name__,
+    )

@@ -36,7 +36,9 @@ from nl2sql.reasoning.llm.errors import (
     ModelOutputError,
     ProviderError,
     classify,
+    is_unreadable_reply,
     provider_error,
+    unreadable_reply,
 )
 from nl2sql.reasoning.llm.jsonschema import compact_schema
 from nl2sql.reasoning.llm.parsing import describe_problems, extract_payload, raw_text
@@ -140,12 +142,13 @@ class StructuredCaller:
                 ) from None
             except Exception as exc:
                 code = classify(exc)
-                if code is None:
-                    raise
+                if code is None:  # the client failed on the reply (e.g. JSON without choices)
+                    raise self._unreadable(exc) from None
                 wait = _backoff(exc, attempt)
                 left = time_left()
                 if (
                     code in _RESENT
+                    and not is_unreadable_reply(exc)  # a wrong base_url does not heal
                     and attempt < self.config.max_retries
                     and (left is None or left > wait + 1)
                 ):
@@ -166,6 +169,11 @@ class StructuredCaller:
             )
         return self.config.timeout_s if left is None else min(self.config.timeout_s, left)
 
+    def _secrets(self) -> list[str]:
+        return key_of(self._model) + (
+            [self.config.api_key.get_secret_value()] if self.config.api_key else []
+        )
+
     def _provider_error(self, exc: BaseException, code: ErrorCode) -> ProviderError:
         return provider_error(
             exc,
@@ -174,8 +182,12 @@ class StructuredCaller:
             where=endpoint(self.config),
             key_var=key_variable(self.config),
             timeout_s=self.config.timeout_s,
-            secrets=key_of(self._model)
-            + ([self.config.api_key.get_secret_value()] if self.config.api_key else []),
+            secrets=self._secrets(),
+        )
+
+    def _unreadable(self, exc: BaseException) -> ProviderError:
+        return unreadable_reply(
+            exc, spec=self.config.model, where=endpoint(self.config), secrets=self._secrets()
         )
 
     def _runnable(self, response_model: type[BaseModel], first: tuple[str, ...]) -> tuple[Any, str]:
