@@ -26,6 +26,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check nl2sql tests
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/pipeline_overhead.py

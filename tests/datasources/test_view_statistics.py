@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
-from nl2sql.datasources.introspection import TABLE_STATS_BUDGET_S, VIEW_STATS_BUDGET_S
 
 import nl2sql
+from nl2sql.datasources.introspection import TABLE_STATS_BUDGET_S, VIEW_STATS_BUDGET_S
 
 SLEEP_S = 30  # far beyond any bound below: a session that waits for it fails the test
 
