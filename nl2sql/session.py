@@ -314,14 +314,13 @@ class Session:
 
 
 def _state_enums() -> list[type]:
-    """nl2sql's enum types, which the pipeline's state holds (error codes, severities, pin
-    sources): the checkpointer of a re-run restores them without a warning."""
-    import enum
-    import sys
+    """The enum types the pipeline's state holds (error codes, severities, pin sources, guard
+    codes): the checkpointer of a re-run restores them without a warning."""
+    from nl2sql.errors import ErrorCode, ErrorSeverity
+    from nl2sql.governance.approvals import PinnedSource
+    from nl2sql.security.sql_guard_result import GuardCode
 
-    return [obj for name, module in list(sys.modules.items()) if name.startswith("nl2sql.")
-            for obj in vars(module).values()
-            if isinstance(obj, type) and issubclass(obj, enum.Enum) and obj.__module__ == name]
+    return [ErrorCode, ErrorSeverity, PinnedSource, GuardCode]
 
 
 def _who(result: QueryResult) -> str | None:

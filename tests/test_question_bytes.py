@@ -25,7 +25,7 @@ QUESTIONS = [
     "how many\ud800 orders?",  # a surrogate that is no byte at all
     "how many\x00 orders?",
     "how many orders\x07\x1b[31m?\x7f\x85",
-    "how many orders? " + "very " * 1500,
+    "how many orders? " + "very " * 750,  # just under the max_question_chars limit (4000)
 ]
 
 

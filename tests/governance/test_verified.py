@@ -38,6 +38,6 @@ def test_an_unparseable_verified_query_is_unreadable_not_a_security_violation(se
     assert "PARSE_ERROR" in ran.error.message
 
 
-def test_a_verified_query_that_writes_is_a_security_violation(session):
+def test_a_verified_query_that_writes_is_refused_by_the_guard(session):
     ran = _run(session, "DELETE FROM orders")
-    assert ran.artifact is None and ran.error.error_code == ErrorCode.SECURITY_VIOLATION
+    assert ran.artifact is None and ran.error.error_code == ErrorCode.SQL_GUARD_REFUSED
