@@ -21,6 +21,7 @@ from nl2sql.reasoning.offline.catalog.naming import (
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.schema.relationships import infer_relationships
 
 _LABEL_WORDS = ("nam", "titl", "label")
 _MAX_VALUE_WORDS = 6
@@ -61,6 +62,7 @@ class FKEdge:
     rank: tuple[
         int, int
     ]  # (position of src in the snapshot, position of the FK): declaration order
+    inferred: str = ""  # for an edge no key declares: the evidence it was inferred from
 
 
 @dataclass
@@ -76,6 +78,7 @@ class SchemaIndex:
     labels: dict[str, list[str]] = field(default_factory=dict)
     keys: dict[str, set[str]] = field(default_factory=dict)  # PK and FK columns per table
     edges: list[FKEdge] = field(default_factory=list)
+    inferred: list[FKEdge] = field(default_factory=list)  # used only where `edges` do not connect
     max_phrase: int = 1
 
     def column(self, table: str, name: str) -> Column | None:
@@ -253,3 +256,10 @@ def _index_edges(idx: SchemaIndex) -> None:
             idx.edges.append(
                 FKEdge(table.key, tuple(fk.columns), ref.key, tuple(fk.ref_columns), (pos, k))
             )
+    # after the declared ones, strongest first: the rank keeps declared edges ahead in ties
+    base = len(idx.snapshot.tables)
+    for k, rel in enumerate(infer_relationships(idx.snapshot)):
+        evidence = ", ".join(rel.evidence)
+        idx.inferred.append(
+            FKEdge(rel.src, rel.src_columns, rel.dst, rel.dst_columns, (base, k), evidence)
+        )

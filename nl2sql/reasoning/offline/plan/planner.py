@@ -2,7 +2,8 @@
 
 It refuses (plan=None, confidence 0, reasoning "could not …") rather than guess: relative dates,
 words that look like values but are in neither the schema nor the data, an unknown shape, an
-ambiguous column, or tables with no foreign-key path between them.
+ambiguous column, or tables with no foreign-key path between them (declared, or inferred from names and values:
+each inferred join is named in the reasoning and lowers the confidence a little).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from nl2sql.reasoning.offline.split import split_question as two_parts
 from nl2sql.reasoning.offline.words.scan import Scan, scan
 from nl2sql.reasoning.offline.words.text import STOP
 
+_INFERRED_JOIN_PENALTY = 0.05
 _NESTED = {"above", "below", "than", "over", "under", "exceeds", "exceeding"}
 
 
@@ -67,9 +69,12 @@ def plan_question(
     except (Unclear, JoinError) as exc:
         return _refuse(f"could not plan: {exc}", linking)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
-    notes, penalty = analyzer.notes + builder.notes, analyzer.penalty
+    inferred = list(dict.fromkeys(builder.inferred))
+    notes, penalty = analyzer.notes + inferred + builder.notes, analyzer.penalty
     if builder.tree and builder.tree.ambiguous:
         penalty += 0.15
+    # a join no key declares is likely right (it passed name, key and value checks) but not sure
+    penalty += _INFERRED_JOIN_PENALTY * min(len(inferred), 2)
     if builder.tree and builder.tree.fans_out and _sums(q):
         notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
         penalty += 0.3
