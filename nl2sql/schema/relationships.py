@@ -245,6 +245,23 @@ def _key_columns(table: Table) -> dict[str, str]:
     return out
 
 
+def inferred_key(table: Table) -> str | None:
+    """The column that identifies a row of a table declaring no primary key: the one column
+    unique in the sampled population and named like its own key (`id`, `customer_id`, `custNo`).
+    None when the table declares a key, or when none or several columns qualify (no guess)."""
+    if table.primary_key or any(c.primary_key for c in table.columns):
+        return None
+    # only a name of its own table: a unique `business_id` in a one-row-per-business table is a
+    # reference to another table, and grouping by it would split the rows by that reference
+    named = [c for c in table.columns if _kind(c) and _unique(table, c) and _own_name(table, c)]
+    # `store_id` over a unique `store_name`: the one with a key suffix identifies the row
+    keyish = [c for c in named if split_words(c.name)[-1] in KEY_SUFFIXES or _key_stem(c.name)]
+    for found in (keyish, named):
+        if found:
+            return found[0].name if len(found) == 1 else None
+    return None
+
+
 def _own_name(table: Table, col: Column) -> bool:
     """`id`, `customer_id`, `cust_code`, `region_name` in their own table."""
     words = split_words(col.name)
