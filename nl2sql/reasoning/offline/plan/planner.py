@@ -17,6 +17,7 @@ from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
+from nl2sql.reasoning.offline.plan.fit import check_fit
 from nl2sql.reasoning.offline.plan.joins import JoinError
 from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Unclear
@@ -66,6 +67,7 @@ def plan_question(
         builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
         plan = builder.build(q)
         _check_grouping(plan)
+        check_fit(s, linking, analyzer.res, q, builder.tree, analyzer.named)
     except (Unclear, JoinError) as exc:
         return _refuse(f"could not plan: {exc}", linking)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
