@@ -123,6 +123,12 @@ def _is_sampled(column: Column) -> bool:
     return column.is_text or column.type.startswith("ENUM")
 
 
+def _is_integer(column: Column) -> bool:
+    # integer columns get MIN/MAX: the range relationship inference checks keys against
+    t = column.type
+    return "INT" in t and "INTERVAL" not in t and "POINT" not in t
+
+
 def _is_scalar(column: Column) -> bool:
     t = column.type
     if any(marker in t for marker in ("[]", "STRUCT", "MAP", "UNION", "LIST")):
@@ -136,10 +142,13 @@ def _population(table: exp.Table, columns: Sequence[str]) -> exp.Subquery:
 
 
 def stats_sql(table: exp.Table, columns: Sequence[Column], dialect: str) -> str:
-    """One query: COUNT(DISTINCT c) for every column, AVG(LENGTH(c)) for the sampled ones."""
+    """One query: COUNT(DISTINCT c) for every column, AVG(LENGTH(c)) for the sampled ones,
+    MIN(c) and MAX(c) for the integer ones."""
     projections: list[exp.Expr] = []
     for col in columns:
         projections.append(exp.Count(this=exp.Distinct(expressions=[_ident(col.name)])))
+        if _is_integer(col):
+            projections += [exp.Min(this=_ident(col.name)), exp.Max(this=_ident(col.name))]
         if _is_sampled(col):
             text = exp.cast(_ident(col.name), "TEXT")
             projections.append(exp.Avg(this=exp.Length(this=text)))
@@ -220,12 +229,22 @@ def with_statistics(
     values = iter(row)
     for col in scalar:
         update: dict[str, Any] = {"distinct_count": int(next(values) or 0)}
+        if _is_integer(col):
+            update["min_value"], update["max_value"] = _number(next(values)), _number(next(values))
         if _is_sampled(col):
             avg_length = next(values)
             if sample_values > 0 and avg_length is not None and avg_length <= MAX_SAMPLE_AVG_LENGTH:
                 update["samples"] = _samples(table, col.name, run, dialect, sample_values, budget)
         updates[col.name] = update
     return [c.model_copy(update=updates[c.name]) if c.name in updates else c for c in columns]
+
+
+def _number(value: Any) -> float | None:
+    """A MIN/MAX result as a number; None for NULL or a stray non-numeric value (SQLite)."""
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _samples(

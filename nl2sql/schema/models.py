@@ -23,6 +23,10 @@ class Column(BaseModel):
     original_name: str | None = None  # a human-readable name, when the source provides one
     samples: list[str] = Field(default_factory=list)  # bounded distinct values (text columns)
     distinct_count: int | None = None  # of the sampled population; None when unknown
+    # smallest and largest value of an integer column (of the same population): the range an
+    # inferred relationship's referencing values must fall into
+    min_value: float | None = None
+    max_value: float | None = None
 
     @property
     def is_text(self) -> bool:

@@ -74,6 +74,16 @@ def test_samples_most_frequent_first_and_distinct_counts(adapter):
     assert stores.column("region_id").distinct_count == 3
 
 
+def test_integer_columns_carry_their_range(adapter):
+    # relationship inference checks referencing values against the referenced key's range
+    stores = adapter.fetch_schema().table("stores")
+    ids = [row[0] for row in STORES]
+    assert (stores.column("store_id").min_value, stores.column("store_id").max_value) == (
+        min(ids), max(ids)
+    )
+    assert stores.column("state").min_value is None  # text columns have samples instead
+
+
 def test_sample_size_is_bounded(duckdb_file: Path, sqlite_file: Path):
     for opened in (
         DuckDBAdapter("a", duckdb_file, sample_values=2),

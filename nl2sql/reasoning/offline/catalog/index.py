@@ -21,6 +21,7 @@ from nl2sql.reasoning.offline.catalog.naming import (
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.schema.relationships import infer_relationships, inferred_key, name_match
 
 _LABEL_WORDS = ("nam", "titl", "label")
 _MAX_VALUE_WORDS = 6
@@ -61,6 +62,7 @@ class FKEdge:
     rank: tuple[
         int, int
     ]  # (position of src in the snapshot, position of the FK): declaration order
+    inferred: str = ""  # for an edge no key declares: the evidence it was inferred from
 
 
 @dataclass
@@ -76,7 +78,9 @@ class SchemaIndex:
     labels: dict[str, list[str]] = field(default_factory=dict)
     keys: dict[str, set[str]] = field(default_factory=dict)  # PK and FK columns per table
     edges: list[FKEdge] = field(default_factory=list)
+    inferred: list[FKEdge] = field(default_factory=list)  # used only where `edges` do not connect
     max_phrase: int = 1
+    _inferred_keys: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> Column | None:
         return self.tables[table].column(name) if table in self.tables else None
@@ -91,8 +95,16 @@ class SchemaIndex:
         return [c.name for c in self.tables[table].columns if self.kind(table, c.name) == "text"]
 
     def pk(self, table: str) -> list[str]:
+        """The declared primary key; else the column inferred to identify a row (unique, named
+        like the table's key), so counting entities and grouping "each X" work without keys."""
         t = self.tables[table]
-        return list(t.primary_key) or [c.name for c in t.columns if c.primary_key]
+        declared = list(t.primary_key) or [c.name for c in t.columns if c.primary_key]
+        if declared:
+            return declared
+        if table not in self._inferred_keys:
+            key = inferred_key(t)
+            self._inferred_keys[table] = [key] if key else []
+        return self._inferred_keys[table]
 
 
 def build_index(snapshot: SchemaSnapshot) -> SchemaIndex:
@@ -241,7 +253,18 @@ def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
         named = [c.name for c in texts if word in idx.col_words[(key, c.name)]]
         if named:
             return named[:2]
-    return []
+    # `authorname` in author: the table's name glued to a label word
+    glued = [c.name for c in texts if _glued_label(c.name, table.name)]
+    return glued[:1]
+
+
+def _glued_label(column: str, table: str) -> bool:
+    low = column.lower()
+    return any(
+        low.endswith(word) and name_match(low[: -len(word)], table) is not None
+        for word in ("name", "title", "label")
+        if len(low) > len(word)
+    )
 
 
 def _index_edges(idx: SchemaIndex) -> None:
@@ -253,3 +276,10 @@ def _index_edges(idx: SchemaIndex) -> None:
             idx.edges.append(
                 FKEdge(table.key, tuple(fk.columns), ref.key, tuple(fk.ref_columns), (pos, k))
             )
+    # after the declared ones, strongest first: the rank keeps declared edges ahead in ties
+    base = len(idx.snapshot.tables)
+    for k, rel in enumerate(infer_relationships(idx.snapshot)):
+        evidence = ", ".join(rel.evidence)
+        idx.inferred.append(
+            FKEdge(rel.src, rel.src_columns, rel.dst, rel.dst_columns, (base, k), evidence)
+        )

@@ -34,7 +34,7 @@ from nl2sql.plan import (
     lit,
 )
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
-from nl2sql.reasoning.offline.plan.joins import JoinTree, connect
+from nl2sql.reasoning.offline.plan.joins import JoinTree, connect, inferred_note
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Part, Query, Target, Unclear
 
 
@@ -54,6 +54,7 @@ class PlanBuilder:
         self.prefix = prefix
         self.notes: list[str] = []
         self.tree: JoinTree | None = None
+        self.inferred: list[str] = []  # joins along undeclared relationships, nested ones too
 
     def build(self, q: Query) -> PlanModel:
         """The PlanModel of `q`; JoinError when its tables are not connected."""
@@ -63,6 +64,7 @@ class PlanBuilder:
         for i, step in enumerate(tree.steps, start=2):
             self.alias[step.table] = f"{self.prefix}{i}"
         self.notes += tree.notes
+        self.inferred += [inferred_note(s.edge) for s in tree.inferred]
         self._check_negated(q, tree)
         joins = [Join(alias=self.alias[s.table], on=self._on(s.pairs())) for s in tree.steps]
         select = self._select(q)
@@ -72,9 +74,11 @@ class PlanBuilder:
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix="s")
             where.append(InList(expr=self._expr(col), query=inner.build(sub)))
             self.notes += inner.notes
+            self.inferred += inner.inferred
         for n, (col, sub) in enumerate(q.anti, start=1):
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"n{n}_")
             where.append(InList(expr=self._expr(col), query=inner.build(sub), negated=True))
+            self.inferred += inner.inferred
         having = [self._cond(c) for c in q.having]
         # a listing through a join that repeats its rows ("students who have a pet") shows each once
         listing_fans_out = (
@@ -85,6 +89,7 @@ class PlanBuilder:
             op, other = q.set_op
             right = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"{self.prefix}b")
             set_operation = SetOperation(op=op, right=right.build(other))
+            self.inferred += right.inferred
         return PlanModel(
             set_operation=set_operation,
             tables=[TableRef(name=t, alias=self.alias[t]) for t in tree.tables],
@@ -174,9 +179,9 @@ class PlanBuilder:
         expr = self._expr(c.target)
         if c.values and isinstance(c.values[0], Query):  # "above the average": a scalar sub-query
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"{self.prefix}v")
-            return Comparison(
-                op=c.op, left=expr, right=ScalarSubquery(query=inner.build(c.values[0]))
-            )
+            sub = inner.build(c.values[0])
+            self.inferred += inner.inferred
+            return Comparison(op=c.op, left=expr, right=ScalarSubquery(query=sub))
         values = [lit(v) for v in c.values]
         if c.op == "in":
             return InList(expr=expr, values=values, negated=c.negated)

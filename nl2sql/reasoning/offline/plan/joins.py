@@ -8,6 +8,10 @@ one of its shortest paths. Tie-break between equally short paths, in order:
 4. table keys, alphabetically.
 When rules 1–2 leave a tie, the choice is reported in `notes` and the tree is marked ambiguous,
 so the planner lowers its confidence and says which alternative it did not take.
+
+Declared keys always win: the relationships inferred from names and values
+(`nl2sql.schema.relationships`, `SchemaIndex.inferred`) are searched only for a table the
+declared edges cannot reach from the tree; `inferred_note` names such a join with its evidence.
 """
 
 from __future__ import annotations
@@ -55,6 +59,11 @@ class JoinTree:
     def fans_out(self) -> bool:
         return any(s.fan_out for s in self.steps)
 
+    @property
+    def inferred(self) -> list[JoinStep]:
+        """The steps along relationships no key declares."""
+        return [s for s in self.steps if s.edge.inferred]
+
 
 Path = list[tuple[str, str, FKEdge]]  # (from, to, edge) hops
 
@@ -87,9 +96,9 @@ def connect(
     return tree
 
 
-def _adjacent(idx: SchemaIndex, table: str) -> list[tuple[str, FKEdge]]:
+def _adjacent(edges: list[FKEdge], table: str) -> list[tuple[str, FKEdge]]:
     out = []
-    for edge in idx.edges:
+    for edge in edges:
         if edge.src == edge.dst:
             continue  # a self-reference never connects two different tables
         if edge.src == table:
@@ -100,6 +109,19 @@ def _adjacent(idx: SchemaIndex, table: str) -> list[tuple[str, FKEdge]]:
 
 
 def _nearest(idx: SchemaIndex, sources: list[str], pending: list[str]) -> tuple[str, list[Path]]:
+    """The pending table nearest to the tree and its shortest paths: along declared edges when
+    they reach any pending table, else along declared and inferred edges together."""
+    try:
+        return _nearest_along(idx.edges, sources, pending)
+    except JoinError:
+        if not idx.inferred:
+            raise
+    return _nearest_along(idx.edges + idx.inferred, sources, pending)
+
+
+def _nearest_along(
+    edges: list[FKEdge], sources: list[str], pending: list[str]
+) -> tuple[str, list[Path]]:
     dist = {s: 0 for s in sources}
     preds: dict[str, list[tuple[str, FKEdge]]] = {}
     queue = deque(sources)
@@ -107,7 +129,7 @@ def _nearest(idx: SchemaIndex, sources: list[str], pending: list[str]) -> tuple[
         node = queue.popleft()
         if dist[node] >= _MAX_HOPS:
             continue
-        for nxt, edge in _adjacent(idx, node):
+        for nxt, edge in _adjacent(edges, node):
             if nxt not in dist:
                 dist[nxt] = dist[node] + 1
                 preds[nxt] = [(node, edge)]
@@ -155,6 +177,15 @@ def _path_key(
         [e.rank for _, _, e in path],
         [b for _, b, _ in path],
     )
+
+
+def inferred_note(edge: FKEdge) -> str:
+    """The reasoning line of a join along an inferred relationship: the condition and why."""
+    pairs = ", ".join(
+        f"{edge.src}.{a} = {edge.dst}.{b}"
+        for a, b in zip(edge.src_cols, edge.dst_cols, strict=True)
+    )
+    return f"joined {pairs} — inferred (no declared key): {edge.inferred}"
 
 
 def _note(chosen: Path, other: Path, target: str) -> str:

@@ -2,7 +2,8 @@
 
 It refuses (plan=None, confidence 0, reasoning "could not …") rather than guess: relative dates,
 words that look like values but are in neither the schema nor the data, an unknown shape, an
-ambiguous column, or tables with no foreign-key path between them.
+ambiguous column, or tables with no foreign-key path between them (declared, or inferred from names and values:
+each inferred join is named in the reasoning and lowers the confidence a little).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
+from nl2sql.reasoning.offline.plan.fit import check_fit
 from nl2sql.reasoning.offline.plan.joins import JoinError
 from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
@@ -23,6 +25,7 @@ from nl2sql.reasoning.offline.split import split_question as two_parts
 from nl2sql.reasoning.offline.words.scan import Scan, scan
 from nl2sql.reasoning.offline.words.text import STOP
 
+_INFERRED_JOIN_PENALTY = 0.05
 _NESTED = {"above", "below", "than", "over", "under", "exceeds", "exceeding"}
 
 
@@ -64,12 +67,16 @@ def plan_question(
         builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
         plan = builder.build(q)
         _check_grouping(plan)
+        check_fit(s, linking, analyzer.res, q, builder.tree, analyzer.named)
     except (Unclear, JoinError) as exc:
         return _refuse(f"could not plan: {exc}", linking)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
-    notes, penalty = analyzer.notes + builder.notes, analyzer.penalty
+    inferred = list(dict.fromkeys(builder.inferred))
+    notes, penalty = analyzer.notes + inferred + builder.notes, analyzer.penalty
     if builder.tree and builder.tree.ambiguous:
         penalty += 0.15
+    # a join no key declares is likely right (it passed name, key and value checks) but not sure
+    penalty += _INFERRED_JOIN_PENALTY * min(len(inferred), 2)
     if builder.tree and builder.tree.fans_out and _sums(q):
         notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
         penalty += 0.3

@@ -1,0 +1,139 @@
+"""Does the planned answer fit the question? Checks run on a built query, before it is answered.
+
+A plan can be valid SQL over the right tables and still answer another question: the rows of one
+table where the question asked "which <other table>", no number where it asked "how many <rows>",
+a ranking of rows a join repeats, a column of one table read as the property of another ("the
+name of the instructor" answered with a course's name). Each check names what does not fit and
+raises `Unclear`, so the engine refuses instead of stating a wrong answer as certain.
+The checks read the question's structure (wh-words, "how many", "<property> of <entity>") and the
+schema graph only; they hold no words of any particular database.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.linking.linker import Linking, Mention
+from nl2sql.reasoning.offline.plan.joins import JoinTree
+from nl2sql.reasoning.offline.shapes.resolve import Resolver
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
+from nl2sql.reasoning.offline.words import cues as C
+from nl2sql.reasoning.offline.words.scan import Scan
+
+_WH = {"which", "what"}
+_OWNER_FILLER = {"the", "a", "an", "all", "each", "every", "its", "their"}
+
+
+def check_fit(
+    s: Scan, linking: Linking, res: Resolver, q: Query, tree: JoinTree, named: set[int]
+) -> None:
+    """Raise Unclear when the plan of `q` (over `tree`) does not answer the question asked."""
+    mentions = sorted(linking.mentions, key=lambda m: m.start)
+    _which_entity(s, mentions, res, q)
+    _how_many_rows(s, mentions, res, q)
+    _asked_aggregate(s, q, named)
+    _ranked_repeated_rows(q, tree)
+    _property_of_other_entity(s, mentions, res, q)
+
+
+def _targets(q: Query) -> list[Target]:
+    return [t for t, _ in q.select] + [t for t, _ in q.order] + [c.target for c in q.having]
+
+
+def _table_of(t: Target) -> str:
+    if isinstance(t, Col):
+        return t.table
+    if isinstance(t, Part):
+        return t.col.table
+    return t.col.table if t.col is not None else t.table
+
+
+def _mention_at(mentions: list[Mention], i: int) -> Mention | None:
+    return next((m for m in mentions if m.start == i), None)
+
+
+def _which_entity(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> None:
+    """ "Which courses have …" asks for courses: the answer must show something of them."""
+    if q.shape not in ("listing", "ranking") or q.set_op is not None:
+        return
+    for tok in s.tokens:
+        m = _mention_at(mentions, tok.index + 1) if tok.low in _WH else None
+        entity = res.table(m) if m is not None else None
+        if entity is None or (q.star and q.root == entity):
+            continue
+        if not any(_table_of(t) == entity for t, _ in q.select):
+            raise Unclear(
+                f"'{tok.text} {m.text}' asks for {entity} rows, but the plan shows none of their "
+                "columns; could not tell how they relate to the rest of the question"
+            )
+
+
+def _how_many_rows(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> None:
+    """ "how many <rows>" is answered by a count; a plan without one answers something else."""
+    if any(isinstance(t, Agg) for t, _ in q.select) or q.set_op is not None:
+        return
+    for a, b in zip(s.tokens, s.tokens[1:], strict=False):
+        if (a.low, b.low) != ("how", "many"):
+            continue
+        m = next((m for m in mentions if b.index < m.start <= b.index + 2), None)
+        if m is not None and res.table(m) is not None:
+            raise Unclear(f"'how many {m.text}' asks for a count, but the plan shows none")
+
+
+def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
+    """ "the total / average …" asks for an aggregate; a plan without any lists raw values."""
+    cue = C.agg_cue(s.tokens, named)
+    if cue is None or cue[0] not in ("sum", "avg") or q.in_subquery is not None:
+        return
+    nested = any(c.values and isinstance(c.values[0], Query) for c in q.where)
+    if not nested and not any(isinstance(t, Agg) for t in _targets(q)):
+        word = s.tokens[cue[1]].text
+        raise Unclear(f"'{word}' asks for an aggregate, but the plan computes none")
+
+
+def _ranked_repeated_rows(q: Query, tree: JoinTree) -> None:
+    """The top N rows by a value of a table each of them has many rows of ("top 2 airlines by
+    their flights") repeat them; which value ranks them (maximum, total, count) is not said.
+    The single top row (LIMIT 1: "the player who received the biggest prize") is well defined."""
+    if q.limit is None or q.limit < 2 or q.group or not q.order:
+        return
+    repeated: set[str] = set()
+    for step in tree.steps:
+        if step.fan_out or step.parent in repeated:
+            repeated.add(step.table)
+    for target, _ in q.order:
+        if not isinstance(target, Agg) and _table_of(target) in repeated:
+            raise Unclear(
+                f"ranking {q.root} rows by {_table_of(target)} values, of which each has "
+                "several: say which to rank by (the maximum, the total, the count …)"
+            )
+
+
+def _property_of_other_entity(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> None:
+    """ "the <column> of <entity>": a column shown of another table than the entity named (the
+    entity left out of the plan), or averaged over another table's rows (per row or per entity?)
+    answers another question."""
+    shown = [(t, t) for t, _ in q.select if isinstance(t, Col)]
+    shown += [(t.col, t) for t, _ in q.select if isinstance(t, Agg) and t.func == "avg" and t.col]
+    for col, target in shown:
+        for m in mentions:
+            if not any(e.ref == col.ref for e in m.candidates):
+                continue
+            owner = _owner(s, mentions, res, m)
+            if owner is None or owner == col.table:
+                continue
+            if isinstance(target, Agg) or owner not in q.tables():
+                raise Unclear(
+                    f"'{m.text}' of {owner} was read as {col.ref}, a column of another table; "
+                    "could not tell whether it belongs to the same rows"
+                )
+
+
+def _owner(s: Scan, mentions: list[Mention], res: Resolver, m: Mention) -> str | None:
+    """The table named right after "<mention> of (the)"."""
+    i = m.end
+    if i >= len(s.tokens) or s.tokens[i].low != "of":
+        return None
+    i += 1
+    while i < len(s.tokens) and s.tokens[i].low in _OWNER_FILLER:
+        i += 1
+    owner = _mention_at(mentions, i)
+    return res.table(owner) if owner is not None else None

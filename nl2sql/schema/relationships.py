@@ -1,0 +1,334 @@
+"""Relationships a schema does not declare, inferred from names, types and sampled values.
+
+Many databases declare no foreign keys; their joins are still written in the names and the data.
+`infer_relationships(snapshot)` proposes single-column references `src.col → dst.key` from:
+
+* identifier evidence — the referencing column is named after the referenced table plus a key
+  suffix (`supplier_id`, `supplierId`, `supplierid` → `suppliers`), abbreviates it (`custRef` →
+  `tblCustomers`), or has the same name as the referenced table's key;
+* the referenced side — it must look like that table's key: the declared primary key, or a
+  column that is unique in the sampled population and named like a key of its table;
+* types — both integer or both text (floats, dates and booleans never make keys);
+* values — the referencing side's sampled values must be (mostly) included in the referenced
+  side's (text columns: their samples; integer columns: their MIN/MAX range). A violation rejects
+  the pair, whatever its names say.
+
+Each piece of evidence adds to a score (weights in `_W`); only pairs at or above `THRESHOLD`
+are returned, strongest first, each with its evidence in words, and of the targets of one
+column only the best-scoring. Word forms (singular/plural) come from `inflect`, not word lists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import inflect
+
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
+
+#: The score a pair needs to be returned. How it was chosen: the same name alone plus a unique
+#: integer column in range (0.3 + 0.15 + 0.2 = 0.65) must stay out — two link tables sharing a
+#: key, or a count column of the same name, pass those checks by chance in small tables; a
+#: name that relates the column to the referenced table plus the key and agreeing values
+#: (`loans.bid` → `borrowers.bid`: 0.3 + 0.25 + 0.15 + 0.2 = 0.9), or text values all found under
+#: a shared name (0.3 + 0.15 + 0.3 = 0.75), must get in. Without values (no statistics), only
+#: two name rules and the key reach it (0.3 + 0.35 + 0.15 = 0.8).
+THRESHOLD = 0.7
+
+#: Words that end a key's name: `customer_id`, `cust_code`, `order_no`, `item_number`, `custRef`.
+KEY_SUFFIXES = ("id", "key", "code", "no", "nr", "num", "number", "ref")
+
+_W = {
+    "same_name": 0.3,
+    "named_after": 0.35,
+    "abbreviates": 0.25,
+    "same_stem": 0.15,
+    "declared_key": 0.2,
+    "unique_key": 0.15,
+    "values_included": 0.3,
+    "values_mostly": 0.2,
+    "range_within": 0.2,
+}
+_MOSTLY = 0.9  # share of referencing samples that must be found among the referenced ones
+_MIN_ABBREVIATION = 3  # `cus` abbreviates customers; one or two letters only with the same name
+_POPULATION = 200_000
+_UNIQUE_SHARE = 0.98
+_CODED_PREFIX = 3  # a leading word this short is a code (`tblCustomers`, `t_orders`), not the name
+
+
+@dataclass(frozen=True)
+class InferredRelationship:
+    """`src.src_columns` references `dst.dst_columns`, with the evidence for it."""
+
+    src: str  # Table.key of the referencing table
+    src_columns: tuple[str, ...]
+    dst: str  # Table.key of the referenced table
+    dst_columns: tuple[str, ...]
+    score: float
+    evidence: tuple[str, ...]
+    cardinality: str  # many-to-one | one-to-one
+
+    def describe(self) -> str:
+        """One line: the join condition and why it was inferred."""
+        pairs = ", ".join(
+            f"{self.src}.{a} = {self.dst}.{b}"
+            for a, b in zip(self.src_columns, self.dst_columns, strict=True)
+        )
+        return f"{pairs} — inferred: {', '.join(self.evidence)}"
+
+
+def infer_relationships(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
+    """Undeclared references between the snapshot's tables, strongest first.
+
+    Pairs already declared as foreign keys (either way round) are not repeated. For each
+    referencing column only its best-scoring target(s) are kept: a column references one table.
+    """
+    declared = _declared_pairs(snapshot)
+    keys = {t.key: _key_columns(t) for t in snapshot.tables}
+    found: list[InferredRelationship] = []
+    for src in snapshot.tables:
+        for col in src.columns:
+            if _kind(col) is None or col.name.lower() in keys[src.key] and _own_name(src, col):
+                continue  # a table's own key (`shipments.shipment_id`) is referenced, not referencing
+            options = [
+                rel
+                for dst in snapshot.tables
+                if dst.key != src.key
+                for rel in _candidates(src, col, dst, keys[dst.key])
+                if (src.key, col.name.lower(), dst.key) not in declared
+            ]
+            if options:
+                best = max(r.score for r in options)
+                found += [r for r in options if r.score == best]
+    return _one_direction(sorted(found, key=lambda r: (-r.score, r.src, r.src_columns, r.dst)))
+
+
+def _declared_pairs(snapshot: SchemaSnapshot) -> set[tuple[str, str, str]]:
+    out = set()
+    for t in snapshot.tables:
+        for fk in t.foreign_keys:
+            ref = snapshot.table(fk.ref_table)
+            ref_key = ref.key if ref else fk.ref_table
+            for a, b in zip(fk.columns, fk.ref_columns, strict=False):
+                out.add((t.key, a.lower(), ref_key))
+                out.add((ref_key, b.lower(), t.key))
+    return out
+
+
+def _candidates(src: Table, col: Column, dst: Table, keys: dict[str, str]) -> list:
+    out = []
+    for key_name, how in keys.items():
+        target = dst.column(key_name)
+        if target is None or _kind(target) != _kind(col):
+            continue
+        evidence, score = _name_evidence(col, dst, target)
+        if score == 0:
+            continue
+        evidence.append(how)
+        score += _W["declared_key" if how.endswith("primary key") else "unique_key"]
+        values = _value_evidence(col, target)
+        if values is None:
+            continue  # the values contradict the names
+        if values:
+            evidence.append(values[0])
+            score += values[1]
+        if score >= THRESHOLD:
+            cardinality = "one-to-one" if _unique(src, col) else "many-to-one"
+            out.append(
+                InferredRelationship(
+                    src.key,
+                    (col.name,),
+                    dst.key,
+                    (target.name,),
+                    round(min(score, 1.0), 2),
+                    tuple(evidence),
+                    cardinality,
+                )
+            )
+    return out
+
+
+def _name_evidence(col: Column, dst: Table, target: Column) -> tuple[list[str], float]:
+    """What the two names say: (evidence, score); score 0 when they say nothing."""
+    evidence: list[str] = []
+    score = 0.0
+    stem = _key_stem(col.name)
+    # a bare `id` or `code` is in every table: sharing it says nothing
+    same = col.name.lower() == target.name.lower() and col.name.lower() not in KEY_SUFFIXES
+    if same:
+        evidence.append("same name")
+        score += _W["same_name"]
+    match = name_match(stem, dst.name) if stem else None
+    if match and (match[1] or len(stem) >= _MIN_ABBREVIATION or same):
+        how, whole = match
+        evidence.append(
+            f"{col.name} {'is named after' if how == 'named' else 'abbreviates'} "
+            f"{dst.name}" + ("" if whole else " (its last words)")
+        )
+        score += _W["named_after" if how == "named" else "abbreviates"] - (0 if whole else 0.1)
+    if not same and stem and _key_stem(target.name) == stem:
+        evidence.append(f"{col.name} and {target.name} share '{stem}'")  # `custRef` ↔ `custCode`
+        score += _W["same_stem"]
+    return evidence, score
+
+
+def name_match(stem: str, table_name: str) -> tuple[str, bool] | None:
+    """How a key's stem names a table: ("named" | "abbreviated", whole name?) or None.
+
+    A leading short word of the table's name (a coded prefix such as `tbl`) is ignored; a
+    match on the name's last words only (`plant` of `factory_plant`) is weaker than on all.
+
+    >>> name_match("cust", "tblCustomers"), name_match("plant", "factory_plant")
+    (('abbreviated', True), ('named', False))
+    """
+    core = _core_words(table_name)
+    for i in range(len(core)):
+        words = core[i:]
+        glued = "".join(words[:-1])
+        if any(stem == glued + form for form in _inflections(words[-1])):
+            return "named", i == 0
+    for i in range(len(core)):
+        if _abbreviates(stem, core[i:]):
+            return "abbreviated", i == 0
+    return None
+
+
+def _abbreviates(stem: str, words: list[str]) -> bool:
+    """`cust` of customers, `w` of warehouse, `wz` of warehouse_zone — not `w` of warehouse_zone."""
+    initials = "".join(w[0] for w in words)
+    if len(words) > 1 and stem == initials:
+        return True
+    glued = "".join(words)
+    return glued.startswith(stem) and (len(words) == 1 or len(stem) > len(words[0]))
+
+
+def _core_words(table_name: str) -> list[str]:
+    words = split_words(table_name)
+    while len(words) > 1 and len(words[0]) <= _CODED_PREFIX:
+        words = words[1:]
+    return words
+
+
+def _value_evidence(col: Column, target: Column) -> tuple[str, float] | tuple[()] | None:
+    """(evidence, weight); () when the values cannot tell; None when they contradict."""
+    if col.samples and target.samples:
+        ref = {_norm(s) for s in target.samples}
+        share = sum(_norm(s) in ref for s in col.samples) / len(col.samples)
+        complete = target.distinct_count is not None and target.distinct_count <= len(ref)
+        pct = f"{share:.0%} of sampled values found"
+        if share == 1.0:
+            return pct, _W["values_included"]
+        if share >= _MOSTLY:
+            return pct, _W["values_mostly"]
+        return None if complete else ()
+    if None not in (col.min_value, col.max_value, target.min_value, target.max_value):
+        if target.min_value <= col.min_value and col.max_value <= target.max_value:
+            if (col.distinct_count or 0) <= (target.distinct_count or 0):
+                return "values within the key's range", _W["range_within"]
+        return None
+    return ()
+
+
+def _key_columns(table: Table) -> dict[str, str]:
+    """Lower-case name → why it is the table's key: declared, or unique and named like a key."""
+    declared = [c.lower() for c in table.primary_key] or [
+        c.name.lower() for c in table.columns if c.primary_key
+    ]
+    if len(declared) == 1:
+        return {declared[0]: f"{table.name}'s primary key"}
+    out = {}
+    for col in table.columns:
+        if _kind(col) and _unique(table, col) and (_own_name(table, col) or _key_stem(col.name)):
+            out[col.name.lower()] = f"unique in {table.name}"
+    return out
+
+
+def inferred_key(table: Table) -> str | None:
+    """The column that identifies a row of a table declaring no primary key: the one column
+    unique in the sampled population and named like its own key (`id`, `customer_id`, `custNo`).
+    None when the table declares a key, or when none or several columns qualify (no guess)."""
+    if table.primary_key or any(c.primary_key for c in table.columns):
+        return None
+    # only a name of its own table: a unique `business_id` in a one-row-per-business table is a
+    # reference to another table, and grouping by it would split the rows by that reference
+    named = [c for c in table.columns if _kind(c) and _unique(table, c) and _own_name(table, c)]
+    # `store_id` over a unique `store_name`: the one with a key suffix identifies the row
+    keyish = [c for c in named if split_words(c.name)[-1] in KEY_SUFFIXES or _key_stem(c.name)]
+    for found in (keyish, named):
+        if found:
+            return found[0].name if len(found) == 1 else None
+    return None
+
+
+def _own_name(table: Table, col: Column) -> bool:
+    """`id`, `customer_id`, `cust_code`, `region_name` in their own table."""
+    words = split_words(col.name)
+    if len(words) == 1 and words[0] in KEY_SUFFIXES:
+        return True
+    stem = _key_stem(col.name) or "".join(words[:-1])
+    return bool(stem) and name_match(stem, table.name) in (("named", True), ("abbreviated", True))
+
+
+def _unique(table: Table, col: Column) -> bool:
+    """Distinct on (nearly) every row: row counts may be estimates, distinct counts are taken
+    over at most the first `_POPULATION` rows (see datasources/introspection.py)."""
+    rows = min(table.row_count or 0, _POPULATION)
+    return bool(col.distinct_count and rows and col.distinct_count >= _UNIQUE_SHARE * rows)
+
+
+def _kind(col: Column) -> str | None:
+    """integer | text — the only types a key has; None for anything else."""
+    t = col.type.upper()
+    if "INT" in t and "INTERVAL" not in t and "POINT" not in t:
+        return "integer"
+    if col.is_text and not col.is_temporal:
+        return "text"
+    return None
+
+
+def _key_stem(name: str) -> str | None:
+    """The part of a key's name before its suffix: `depotId` → "depot", `bid` → "b"."""
+    words = split_words(name)
+    if len(words) >= 2 and words[-1] in KEY_SUFFIXES:
+        return "".join(words[:-1])
+    if len(words) == 1 and words[0].endswith("id") and len(words[0]) > 2:
+        return words[0][:-2]  # `depotid`: only `id` is safe to unglue
+    return None
+
+
+def split_words(name: str) -> list[str]:
+    """Lower-case words of an identifier: snake_case, camelCase, kebab and spaces.
+
+    >>> split_words("tblCustomers_custID")
+    ['tbl', 'customers', 'cust', 'id']
+    """
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+@lru_cache(maxsize=4096)
+def _inflections(word: str) -> frozenset[str]:
+    singular = _ENGINE.singular_noun(word) or word  # False when the word is not a plural
+    return frozenset({word, singular, _ENGINE.plural_noun(singular)})
+
+
+def _one_direction(rels: list[InferredRelationship]) -> list[InferredRelationship]:
+    """Keep the stronger direction of a column pair found both ways (two keys, one-to-one)."""
+    seen: set[frozenset] = set()
+    out = []
+    for r in rels:
+        pair = frozenset({(r.src, r.src_columns), (r.dst, r.dst_columns)})
+        if pair not in seen:
+            seen.add(pair)
+            out.append(r)
+    return out
+
+
+def _norm(value: str) -> str:
+    return str(value).strip().lower()
+
+
+_ENGINE = inflect.engine()

@@ -1,0 +1,139 @@
+"""Relationship inference over snapshots read from real small databases in several naming styles."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import duckdb
+import pytest
+
+from nl2sql.datasources.duckdb import DuckDBAdapter
+from nl2sql.datasources.sqlite import SQLiteAdapter
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.schema.relationships import THRESHOLD, infer_relationships, name_match, split_words
+
+
+def _sqlite(tmp_path, ddl: str):
+    path = tmp_path / "db.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(ddl)
+    return SQLiteAdapter("db", path).fetch_schema()
+
+
+def _pairs(snapshot) -> set[tuple[str, str, str, str]]:
+    return {
+        (r.src, r.src_columns[0], r.dst, r.dst_columns[0]) for r in infer_relationships(snapshot)
+    }
+
+
+SNAKE = """
+CREATE TABLE suppliers (supplier_id INTEGER, supplier_name TEXT);
+INSERT INTO suppliers VALUES (1, 'Acme'), (2, 'Borealis'), (3, 'Cobalt');
+CREATE TABLE parts (part_id INTEGER, part_name TEXT, supplier_id INTEGER, stock INTEGER);
+INSERT INTO parts VALUES (10, 'bolt', 1, 2), (11, 'nut', 1, 3), (12, 'gear', 2, 1), (13, 'axle', 3, 2);
+"""
+
+
+def test_snake_case_key_named_after_its_table(tmp_path):
+    (rel,) = infer_relationships(_sqlite(tmp_path, SNAKE))
+    assert (rel.src, rel.src_columns, rel.dst, rel.dst_columns) == (
+        "parts", ("supplier_id",), "suppliers", ("supplier_id",)
+    )
+    assert rel.cardinality == "many-to-one" and rel.score >= THRESHOLD
+    assert "same name" in rel.evidence and "unique in suppliers" in rel.evidence
+    assert "values within the key's range" in rel.evidence
+    assert rel.describe().startswith("parts.supplier_id = suppliers.supplier_id — inferred:")
+
+
+def test_coded_prefixes_and_different_suffixes_match_by_their_stem_and_values(tmp_path):
+    snapshot = _sqlite(tmp_path, """
+        CREATE TABLE tblCustomers (custCode TEXT, custName TEXT);
+        INSERT INTO tblCustomers VALUES ('C01', 'Ada'), ('C02', 'Bo'), ('C03', 'Cy');
+        CREATE TABLE tblOrders (ordNo INTEGER, custRef TEXT, ordTotal INTEGER);
+        INSERT INTO tblOrders VALUES (1, 'C01', 50), (2, 'C02', 70), (3, 'C01', 20);
+    """)
+    (rel,) = infer_relationships(snapshot)
+    assert (rel.src, rel.src_columns, rel.dst, rel.dst_columns) == (
+        "tblOrders", ("custRef",), "tblCustomers", ("custCode",)
+    )
+    assert "100% of sampled values found" in rel.evidence
+
+
+def test_camel_case_in_duckdb(tmp_path):
+    path = tmp_path / "db.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE Depots (depotId INTEGER, depotCity VARCHAR)")
+    con.execute("INSERT INTO Depots VALUES (1, 'Bergen'), (2, 'Tromso')")
+    con.execute("CREATE TABLE Crates (crateId INTEGER, depotId INTEGER, weightKg INTEGER)")
+    con.execute("INSERT INTO Crates VALUES (7, 1, 5), (8, 1, 6), (9, 2, 3)")
+    con.close()
+    assert _pairs(DuckDBAdapter("db", path).fetch_schema()) == {
+        ("Crates", "depotId", "Depots", "depotId")
+    }
+
+
+@pytest.mark.parametrize(
+    "ddl",
+    [
+        # same name, text codes that never occur on the other side
+        """CREATE TABLE teams (team_code TEXT, team_name TEXT);
+           INSERT INTO teams VALUES ('T1', 'Owls'), ('T2', 'Hawks');
+           CREATE TABLE players (player_name TEXT, team_code TEXT);
+           INSERT INTO players VALUES ('Ann', 'X9'), ('Ben', 'X8');""",
+        # same name, integers outside the key's range
+        """CREATE TABLE teams (team_id INTEGER, team_name TEXT);
+           INSERT INTO teams VALUES (1, 'Owls'), (2, 'Hawks');
+           CREATE TABLE players (player_name TEXT, team_id INTEGER);
+           INSERT INTO players VALUES ('Ann', 40), ('Ben', 41);""",
+        # same name, but the referenced side is not unique
+        """CREATE TABLE teams (team_id INTEGER, team_name TEXT);
+           INSERT INTO teams VALUES (1, 'Owls'), (1, 'Hawks');
+           CREATE TABLE players (player_name TEXT, team_id INTEGER);
+           INSERT INTO players VALUES ('Ann', 1);""",
+        # a shared bare `id` or a shared non-key column says nothing
+        """CREATE TABLE teams (id INTEGER, name TEXT, rank INTEGER);
+           INSERT INTO teams VALUES (1, 'Owls', 1), (2, 'Hawks', 2);
+           CREATE TABLE players (id INTEGER, name TEXT, rank INTEGER);
+           INSERT INTO players VALUES (1, 'Ann', 1), (2, 'Ben', 2);""",
+    ],
+)
+def test_no_relationship_without_agreeing_names_key_and_values(tmp_path, ddl):
+    assert infer_relationships(_sqlite(tmp_path, ddl)) == []
+
+
+def test_declared_foreign_keys_are_not_repeated(tmp_path):
+    snapshot = _sqlite(tmp_path, SNAKE.replace(
+        "supplier_id INTEGER, stock", "supplier_id INTEGER REFERENCES suppliers(supplier_id), stock"
+    ))
+    assert snapshot.table("parts").foreign_keys
+    assert infer_relationships(snapshot) == []
+
+
+def test_the_full_table_name_wins_over_a_table_ending_with_it(tmp_path):
+    snapshot = _sqlite(tmp_path, """
+        CREATE TABLE plant (plant_id INTEGER, label TEXT);
+        INSERT INTO plant VALUES (1, 'a'), (2, 'b');
+        CREATE TABLE factory_plant (plant_id INTEGER, factory TEXT);
+        INSERT INTO factory_plant VALUES (1, 'x'), (2, 'y');
+        CREATE TABLE shifts (shift_id INTEGER, plant_id INTEGER);
+        INSERT INTO shifts VALUES (5, 1), (6, 1), (7, 2);
+    """)
+    targets = {dst for src, _, dst, _ in _pairs(snapshot) if src == "shifts"}
+    assert targets == {"plant"}
+
+
+def test_without_statistics_two_name_rules_and_a_declared_key_still_count():
+    snapshot = SchemaSnapshot(datasource_id="x", dialect="sqlite", tables=[
+        Table(name="regions", columns=[Column(name="region_id", type="INTEGER")],
+              primary_key=["region_id"]),
+        Table(name="stores", columns=[Column(name="store_id", type="INTEGER"),
+                                      Column(name="region_id", type="INTEGER")]),
+    ])
+    assert _pairs(snapshot) == {("stores", "region_id", "regions", "region_id")}
+
+
+def test_identifier_words_and_name_matches():
+    assert split_words("tblOrderLines_lineNo") == ["tbl", "order", "lines", "line", "no"]
+    assert name_match("category", "categories") == ("named", True)
+    assert name_match("wz", "warehouse_zone") == ("abbreviated", True)
+    assert name_match("w", "warehouse_zone") is None
