@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,15 @@ class Settings(BaseSettings):
     )
     artifact_path_template: str = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
     answer_preview_rows: int = Field(20, ge=1)
+    reference_date: date | None = Field(
+        None, description="the day relative dates ('last month') count from; default: today"
+    )
     project_dir: Path | None = None  # default: .nl2sql beside the config file, or in the cwd
+
+
+def reference_date(settings: Settings) -> date:
+    """The run's reference date: the `reference_date` setting, else today."""
+    return settings.reference_date or date.today()
 
 
 class SourceConfig(BaseModel):

@@ -8,6 +8,8 @@ datasource id, structural fingerprint and a digest of the samples.
 
 from __future__ import annotations
 
+from datetime import date
+
 from nl2sql.decomposition import DecomposerResponse
 from nl2sql.reasoning.base import (
     AnswerabilityRequest,
@@ -50,7 +52,9 @@ class OfflineEngine:
         blocked = _unrepairable(request.feedback, hints)
         if blocked:
             return ASTPlannerResponse(plan=None, confidence=0.0, reasoning=blocked)
-        outcome = plan_question(intent, self._indexes.get(snapshot), request.values, hints)
+        outcome = plan_question(
+            intent, self._indexes.get(snapshot), request.values, hints, request.reference_date
+        )
         reasoning = outcome.reasoning
         if request.feedback and outcome.plan is not None:
             reasoning = f"after {refine.error_code(request.feedback) or 'feedback'}: {reasoning}"
@@ -66,11 +70,14 @@ class OfflineEngine:
         """A template answer from the result previews."""
         groups = request.decomposition.combine_groups if request.decomposition else []
         compare = any(g.operation == "compare" for g in groups)
-        return synthesis.synthesize(request.question, list(request.results), compare)
+        return synthesis.synthesize(
+            request.question, list(request.results), compare, request.reference_date
+        )
 
     def _trial(self, intent: str, snapshot: SchemaSnapshot) -> Outcome:
-        # Decomposition plans each part without value look-ups to learn its output names.
-        return plan_question(intent, self._indexes.get(snapshot))
+        # Decomposition plans each part without value look-ups to learn its output names; the
+        # days a relative date becomes do not change them, so today stands for the reference.
+        return plan_question(intent, self._indexes.get(snapshot), reference=date.today())
 
 
 def _unrepairable(feedback, hints: dict) -> str | None:
