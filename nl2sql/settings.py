@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,15 @@ class Settings(BaseSettings):
         0.0, ge=0, description="result artifacts older than this are removed; 0: no age limit"
     )
     answer_preview_rows: int = Field(20, ge=1)
+    reference_date: date | None = Field(
+        None, description="the day relative dates ('last month') count from; default: today"
+    )
     project_dir: Path | None = None  # default: .nl2sql beside the config file, or in the cwd
+
+
+def reference_date(settings: Settings) -> date:
+    """The run's reference date: the `reference_date` setting, else today."""
+    return settings.reference_date or date.today()
 
 
 def check_source_id(source_id: object) -> str:

@@ -68,7 +68,13 @@ def connect(
         config = target
     file_config = load_config_file(Path(config) if config else find_config_file())
     resolved = _resolve_sources(target, file_config, sources, frames)
-    the_settings = build_settings(file_config.settings, dict(settings or {}))
+    file_settings = file_config.settings
+    if _is_demo(target, file_config, sources, frames):
+        from nl2sql.demo import DEMO_SETTINGS
+
+        # the demo's pinned reference date, below the file, the environment and `settings`
+        file_settings = {**DEMO_SETTINGS, **file_settings}
+    the_settings = build_settings(file_settings, dict(settings or {}))
     folder = project_dir(the_settings, file_config)
     registry = model_registry(_model_specs(file_config.models, models))  # checked before any source opens
     governance = build_governance(file_config, folder)
@@ -166,6 +172,16 @@ def _resolve_sources(target: str | None, file_config: FileConfig,
     from nl2sql.demo import demo_sources, ensure_demo
 
     return {sid: SourceConfig(**spec) for sid, spec in demo_sources(ensure_demo()).items()}
+
+
+def _is_demo(target: str | None, file_config: FileConfig,
+             sources: Mapping[str, Any] | None, frames: Mapping[str, Any] | None) -> bool:
+    """Whether `_resolve_sources` answers with the demo's sources."""
+    if sources:
+        return False
+    if target == "demo":
+        return True
+    return not file_config.sources and not frames
 
 
 def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModels:

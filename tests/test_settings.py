@@ -73,3 +73,36 @@ def test_import_has_no_side_effects(tmp_path):
             "assert not logging.getLogger().handlers")
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
     assert list(tmp_path.iterdir()) == []  # no folder or file created
+
+
+def test_reference_date_is_an_iso_date_from_the_environment_else_today(monkeypatch):
+    import datetime as dt
+
+    from nl2sql.settings import reference_date
+
+    monkeypatch.delenv("NL2SQL_REFERENCE_DATE", raising=False)
+    assert reference_date(build_settings({})) == dt.date.today()
+    monkeypatch.setenv("NL2SQL_REFERENCE_DATE", "2026-12-01")
+    assert reference_date(build_settings({"reference_date": "2020-01-01"})) == dt.date(2026, 12, 1)
+    monkeypatch.setenv("NL2SQL_REFERENCE_DATE", "first of May")
+    with pytest.raises(ConfigError, match="reference_date"):
+        build_settings({})
+
+
+def test_the_demo_pins_its_reference_date_unless_told_otherwise(monkeypatch, tmp_path):
+    import datetime as dt
+
+    from nl2sql.demo import DEMO_SETTINGS
+
+    monkeypatch.delenv("NL2SQL_REFERENCE_DATE", raising=False)
+    assert DEMO_SETTINGS["reference_date"] == "2025-06-30"  # the demo data's last day
+    session = nl2sql.connect("demo", settings={"project_dir": tmp_path})
+    try:
+        assert session.context.settings.reference_date == dt.date(2025, 6, 30)
+    finally:
+        session.close()
+    session = nl2sql.connect("demo", settings={"project_dir": tmp_path, "reference_date": "2024-01-31"})
+    try:
+        assert session.context.settings.reference_date == dt.date(2024, 1, 31)
+    finally:
+        session.close()

@@ -9,7 +9,7 @@ from rich.console import Console
 
 def run_demo(console: Console, *, scale: float = 1.0) -> int:
     from nl2sql.cli.render import print_result
-    from nl2sql.demo import demo_sources, ensure_demo
+    from nl2sql.demo import DEMO_SETTINGS, demo_sources, ensure_demo
     from nl2sql.demo.check import check
     from nl2sql.demo.questions import DEMO_QUESTIONS
     from nl2sql.wiring import connect
@@ -18,7 +18,7 @@ def run_demo(console: Console, *, scale: float = 1.0) -> int:
     paths = ensure_demo(scale=scale)
     console.print(f"[bold]demo data[/bold] ready in {time.perf_counter() - started:.1f}s "
                   f"(warehouse: DuckDB, crm: SQLite)")
-    session = connect(sources=demo_sources(paths))
+    session = connect(sources=demo_sources(paths), settings=DEMO_SETTINGS)
     passed = 0
     try:
         for item in DEMO_QUESTIONS:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from nl2sql.demo.build import (
     DEMO_DESCRIPTIONS,
+    DEMO_SETTINGS,
     DemoPaths,
     build_demo,
     default_demo_dir,
@@ -17,6 +18,7 @@ from nl2sql.demo.build import (
 
 __all__ = [
     "DEMO_DESCRIPTIONS",
+    "DEMO_SETTINGS",
     "DemoPaths",
     "build_demo",
     "default_demo_dir",

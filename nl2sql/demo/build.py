@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nl2sql.demo.data import SEED
+from nl2sql.demo.data import REFERENCE_DATE, SEED
 
 #: Bump when the generated data or schema changes: cached demos are then rebuilt.
 BUILDER_VERSION = "1"
@@ -26,6 +26,8 @@ WAREHOUSE_FILE = "warehouse.duckdb"
 CRM_FILE = "crm.sqlite"
 STAMP_FILE = "demo-stamp.json"
 
+#: Settings every demo session uses: the pinned reference date of relative dates.
+DEMO_SETTINGS: dict[str, Any] = {"reference_date": REFERENCE_DATE}
 DEMO_DESCRIPTIONS = {
     "warehouse": "Sales warehouse: orders, products, stores, customers",
     "crm": "CRM: customer accounts, contacts and support tickets",

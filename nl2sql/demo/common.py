@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from nl2sql.demo.data import SEED
+from nl2sql.demo.data import REFERENCE_DATE, SEED
 
 START = np.datetime64("2023-01-01", "D")
-END = np.datetime64("2025-06-30", "D")  # the fixed reference date: the last day with orders
+END = np.datetime64(REFERENCE_DATE, "D")  # the fixed reference date: the last day with orders
 
 
 def rng_for(part: int) -> np.random.Generator:

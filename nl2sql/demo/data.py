@@ -7,6 +7,9 @@ from __future__ import annotations
 
 #: The seed of every random stream of the demo.
 SEED = 20_250_630
+#: The demo's reference date, the last day with orders: relative dates ("last month") in demo
+#: questions count from it, so the demo's answers never change with the calendar.
+REFERENCE_DATE = "2025-06-30"
 
 REGIONS = ("North", "South", "East", "West", "Central")
 

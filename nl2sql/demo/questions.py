@@ -26,6 +26,13 @@ DEMO_QUESTIONS: tuple[DemoQuestion, ...] = (
         },
     ),
     DemoQuestion(
+        "How many orders were placed in the last 30 days?",
+        "count + relative date (as of the demo's pinned reference date, 2025-06-30)",
+        {
+            "warehouse": "SELECT COUNT(*) FROM orders WHERE order_date BETWEEN DATE '2025-06-01' AND DATE '2025-06-30'"
+        },
+    ),
+    DemoQuestion(
         "What is the total quantity sold per product category?",
         "sum + group-by + join",
         {

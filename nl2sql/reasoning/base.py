@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -47,6 +48,8 @@ class PlanRequest:
     feedback: Mapping[str, Any] | None = None  # latest attempt: {node, error_code, message}
     hints: Mapping[str, Any] = field(default_factory=dict)  # structured repairs from the refiner
     values: ValueLookup | None = None
+    # the day relative dates ("last month") are counted from: the run's reference date
+    reference_date: date | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class ResultPreview:
     rows: list[tuple[Any, ...]]  # the first rows only
     row_count: int
     truncated: bool = False
+    # what produced the rows, when they are one sub-query's own result (None once combined):
+    # the answer may only claim what the query did ("distinct" only with DISTINCT)
+    plan: PlanModel | None = None
+    sql: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class SynthesizeRequest:
     question: str
     results: list[ResultPreview]
     decomposition: DecomposerResponse | None = None
+    reference_date: date | None = None  # the day relative dates counted from
 
 
 # -- responses (what a model emits: extra fields are refused, so a bad answer is asked again) ----

@@ -117,8 +117,10 @@ def _declared_pairs(snapshot: SchemaSnapshot) -> set[tuple[str, str, str]]:
     return out
 
 
-def _candidates(src: Table, col: Column, dst: Table, keys: dict[str, str]) -> list:
-    out = []
+def _candidates(
+    src: Table, col: Column, dst: Table, keys: dict[str, str]
+) -> list[InferredRelationship]:
+    out: list[InferredRelationship] = []
     for key_name, how in keys.items():
         target = dst.column(key_name)
         if target is None or _kind(target) != _kind(col):
@@ -161,7 +163,7 @@ def _name_evidence(col: Column, dst: Table, target: Column) -> tuple[list[str], 
         evidence.append("same name")
         score += _W["same_name"]
     match = name_match(stem, dst.name) if stem else None
-    if match and (match[1] or len(stem) >= _MIN_ABBREVIATION or same):
+    if stem and match and (match[1] or len(stem) >= _MIN_ABBREVIATION or same):
         how, whole = match
         evidence.append(
             f"{col.name} {'is named after' if how == 'named' else 'abbreviates'} "
@@ -223,8 +225,9 @@ def _value_evidence(col: Column, target: Column) -> tuple[str, float] | tuple[()
         if share >= _MOSTLY:
             return pct, _W["values_mostly"]
         return None if complete else ()
-    if None not in (col.min_value, col.max_value, target.min_value, target.max_value):
-        if target.min_value <= col.min_value and col.max_value <= target.max_value:
+    low, high, key_low, key_high = col.min_value, col.max_value, target.min_value, target.max_value
+    if low is not None and high is not None and key_low is not None and key_high is not None:
+        if key_low <= low and high <= key_high:
             if (col.distinct_count or 0) <= (target.distinct_count or 0):
                 return "values within the key's range", _W["range_within"]
         return None
@@ -317,7 +320,7 @@ def _inflections(word: str) -> frozenset[str]:
 
 def _one_direction(rels: list[InferredRelationship]) -> list[InferredRelationship]:
     """Keep the stronger direction of a column pair found both ways (two keys, one-to-one)."""
-    seen: set[frozenset] = set()
+    seen: set[frozenset[tuple[str, tuple[str, ...]]]] = set()
     out = []
     for r in rels:
         pair = frozenset({(r.src, r.src_columns), (r.dst, r.dst_columns)})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from nl2sql.names import ANSWER_SYNTHESIZER, ANSWERABILITY, AST_PLANNER, DECOMPOSER, REFINER
@@ -54,6 +55,7 @@ def planner_prompt(request: PlanRequest, context_tokens: int) -> Prompt:
         question=request.question,
         intent=sq.intent or request.question,
         sub_query_details=_sub_query_details(sq),
+        as_of=_as_of(request.reference_date, "write them as literal date ranges"),
         datasource=sq.datasource_id,
         schema=schema.text,
         feedback=_feedback(request.feedback, request.hints),
@@ -84,8 +86,20 @@ def synthesizer_prompt(request: SynthesizeRequest) -> Prompt:
     combination = f"\nThe results combine several data sources ({', '.join(ops)}).\n" if ops else ""
     results = "\n\n".join(_preview(p) for p in request.results) or "(no results)"
     return render(
-        ANSWER_SYNTHESIZER, question=request.question, combination=combination, results=results
+        ANSWER_SYNTHESIZER,
+        question=request.question,
+        combination=combination,
+        results=results,
+        as_of=_as_of(request.reference_date, "say which day the answer is as of"),
     )
+
+
+def _as_of(reference: date | None, instruction: str) -> str:
+    """The line that fixes relative dates ("last month") to the run's reference date."""
+    if reference is None:
+        return ""
+    day = reference.isoformat()
+    return f"\nRelative dates (\"last month\", \"this year\") count from {day}; {instruction}.\n"
 
 
 def _sub_query_details(sq: Any) -> str:
@@ -124,6 +138,8 @@ def _preview(preview: ResultPreview) -> str:
     head = f"### {preview.label} — {preview.row_count:,} row(s)"
     if preview.truncated:
         head += " (cut at the row limit)"
+    if preview.sql:
+        head += f"\nSQL: {preview.sql}"
     if not preview.columns:
         return head
     rows = preview.rows[:PREVIEW_ROWS]

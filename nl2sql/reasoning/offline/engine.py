@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from datetime import date
 from typing import Any, ParamSpec, TypeVar
 
 from nl2sql.decomposition import DecomposerResponse
@@ -73,7 +74,9 @@ class OfflineEngine:
         blocked = _unrepairable(request.feedback, hints)
         if blocked:
             return ASTPlannerResponse(plan=None, confidence=0.0, reasoning=blocked)
-        outcome = plan_question(intent, self._indexes.get(snapshot), request.values, hints)
+        outcome = plan_question(
+            intent, self._indexes.get(snapshot), request.values, hints, request.reference_date
+        )
         reasoning = outcome.reasoning
         if request.feedback and outcome.plan is not None:
             reasoning = f"after {refine.error_code(request.feedback) or 'feedback'}: {reasoning}"
@@ -91,11 +94,14 @@ class OfflineEngine:
         """A template answer from the result previews."""
         groups = request.decomposition.combine_groups if request.decomposition else []
         compare = any(g.operation == "compare" for g in groups)
-        return synthesis.synthesize(request.question, list(request.results), compare)
+        return synthesis.synthesize(
+            request.question, list(request.results), compare, request.reference_date
+        )
 
     def _trial(self, intent: str, snapshot: SchemaSnapshot) -> Outcome:
-        # Decomposition plans each part without value look-ups to learn its output names.
-        return plan_question(intent, self._indexes.get(snapshot))
+        # Decomposition plans each part without value look-ups to learn its output names; the
+        # days a relative date becomes do not change them, so today stands for the reference.
+        return plan_question(intent, self._indexes.get(snapshot), reference=date.today())
 
 
 def _unrepairable(feedback: Mapping[str, Any] | None, hints: dict[str, Any]) -> str | None:

@@ -1,10 +1,19 @@
 """Template answers from result previews: deterministic, short, numbers formatted.
 
-- one value: "1,234 loans were made in 2024." when the question reads "how many <X> <verb> …",
-  else "<question restated>: <value>";
+The answer says what the SQL did, read from the result's plan (`reading.py`), not what the
+question hoped for:
+
+- one value: "1,234 loans were made in 2024." when the question reads "how many <X> <verb> …"
+  and the plan counted X ("different"/"distinct"/"unique" kept only with DISTINCT); "Ann Lee
+  has the highest rating." for "which X has …"; else "The answer is <value>"; a second
+  sentence says what was computed when the sentence alone would not ("Counted rows of orders
+  joined with customers.");
+- a ranking whose top rows tie: "Two tie for the highest total: A and B (12).";
 - a compare result: the largest difference between the two compared columns;
 - a small table: one sentence with the row count and the first rows;
-- no rows: "No rows matched …".
+- no rows: "No rows matched.";
+- relative dates: the days they became and the reference date ("(2025-06-01 to 2025-06-30,
+  as of 2025-06-30)").
 Integers get thousands separators, floats two decimals.
 """
 
@@ -15,11 +24,29 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from nl2sql.plan import PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
+from nl2sql.reasoning.offline.reading import (
+    counts_subject,
+    describe,
+    has_distinct,
+    measure,
+    ranking_key,
+)
+from nl2sql.reasoning.offline.words.relative import span_text
+from nl2sql.reasoning.offline.words.scan import scan
 
 _AUX = r"(?:are|were|is|was|have|has|had|exist|existed)"
 _HOW_MANY = re.compile(rf"^how many\s+(?P<subject>.+?)\s+(?P<aux>{_AUX})\b(?P<rest>.*)$", re.I)
 _WHAT_IS = re.compile(r"^(?:what|which)\s+(?:is|was)\s+(?P<subject>the\s+.+)$", re.I)
+_WHICH = re.compile(
+    r"^(?:which|what|who)(?:\s+[\w'-]+){0,3}?\s+(?P<verb>has|have|had|is|was|are|were)\s+"
+    r"(?P<rest>(?:the|a|an)\s.+)$",
+    re.I,
+)
+_SINGULAR = {"have": "has", "are": "is", "were": "was"}
+_DISTINCT_WORDS = re.compile(r"\b(?:distinct|different|unique|separate)\s+", re.I)
+_NUMBER_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _SHOWN_ROWS = 5
 
 
@@ -40,44 +67,113 @@ def fmt(value: object) -> str:
 
 
 def synthesize(
-    question: str, results: list[ResultPreview], compare: bool = False
+    question: str,
+    results: list[ResultPreview],
+    compare: bool = False,
+    reference: dt.date | None = None,
 ) -> AnswerSynthesizerResponse:
-    """One deterministic answer for the question's terminal results (`compare`: a compare group)."""
+    """One deterministic answer for the question's terminal results (`compare`: a compare group;
+    `reference`: the day the question's relative dates were counted from)."""
     if not results:
         return AnswerSynthesizerResponse(answer="No result was produced for the question.")
     parts = [_one(question, r, len(results) > 1, compare) for r in results]
-    return AnswerSynthesizerResponse(answer="\n".join(parts))
+    return AnswerSynthesizerResponse(answer=_as_of("\n".join(parts), question, reference))
 
 
 def _one(question: str, r: ResultPreview, labelled: bool, compare: bool) -> str:
     prefix = f"{r.label}: " if labelled and r.label else ""
     if r.row_count == 0 or not r.rows:
-        return prefix + f"No rows matched the question ({_strip(question)})."
+        return prefix + "No rows matched."
     if r.row_count == 1 and len(r.columns) == 1:
-        return prefix + _single(question, r.rows[0][0])
-    text = _compare(r, compare)
-    if text:
-        return prefix + text
-    return prefix + _table(r)
+        return prefix + _single(question, r.rows[0][0], r.plan)
+    tie = _ties(r)
+    if tie and r.row_count == tie[0]:
+        return prefix + tie[1]
+    text = _compare(r, compare) or _table(r)
+    return prefix + (f"{tie[1]} {text}" if tie else text)
 
 
 def _strip(question: str) -> str:
     return question.strip().rstrip("?.! ")
 
 
-def _single(question: str, value: object) -> str:
+def _single(question: str, value: object, plan: PlanModel | None) -> str:
+    """One value in a sentence, with what was computed when the sentence does not say it."""
     q = _strip(question)
-    m = _HOW_MANY.match(q)
-    if m:
-        rest, aux = m.group("rest").strip(), m.group("aux")
+    m = measure(plan)
+    line = f" {describe(m)[0].upper()}{describe(m)[1:]}." if m else ""
+    how_many = _HOW_MANY.match(q)
+    if how_many:
+        subject = how_many.group("subject")
+        if not has_distinct(plan):
+            subject = _DISTINCT_WORDS.sub("", subject)
+        if m is not None and m.func == "count" and not counts_subject(m, subject):
+            return f"The count is {fmt(value)}.{line}"
+        rest, aux = how_many.group("rest").strip(), how_many.group("aux")
+        line = "" if m is None or (m.func == "count" and not m.distinct) else line
         if rest.lower() == "there" and aux.lower() in ("are", "is", "were", "was"):
-            return f"There {aux.lower()} {fmt(value)} {m.group('subject')}."
-        return f"{fmt(value)} {m.group('subject')} {aux}{(' ' + rest) if rest else ''}."
-    m = _WHAT_IS.match(q)
-    if m:
-        subject = m.group("subject")
+            return f"There {aux.lower()} {fmt(value)} {subject}.{line}"
+        return f"{fmt(value)} {subject} {aux}{(' ' + rest) if rest else ''}.{line}"
+    what_is = _WHAT_IS.match(q)
+    if what_is and not (plan is not None and _says_distinct(q) and not has_distinct(plan)):
+        subject = what_is.group("subject")
         return f"{subject[0].upper()}{subject[1:]} is {fmt(value)}."
-    return f"{q}: {fmt(value)}."
+    which = _WHICH.match(q)
+    if which and m is None:
+        verb = which.group("verb").lower()
+        return f"{_capital(fmt(value))} {_SINGULAR.get(verb, verb)} {which.group('rest')}."
+    return f"The answer is {fmt(value)}.{line}"
+
+
+def _says_distinct(text: str) -> bool:
+    return bool(_DISTINCT_WORDS.search(text + " "))
+
+
+def _capital(text: str) -> str:
+    """A sentence starts with a capital letter, even when the stored value does not."""
+    return text[:1].upper() + text[1:]
+
+
+def _ties(r: ResultPreview) -> tuple[int, str] | None:
+    """(how many, "Two tie for the highest total: A and B (12).") when a ranking's top tie."""
+    key = ranking_key(r.plan, r.columns)
+    if key is None or len(r.rows) < 2:
+        return None
+    index, direction, name = key
+    if index is None:
+        tied = len(r.rows) if r.plan is not None and not r.plan.order_by else 0
+        value = ""
+    else:
+        top = r.rows[0][index]
+        tied = next((i for i, row in enumerate(r.rows) if row[index] != top), len(r.rows))
+        value = f" ({fmt(top)})"
+    if tied < 2:
+        return None
+    labels = [
+        ", ".join(fmt(v) for i, v in enumerate(row) if i != index) for row in r.rows[:tied]
+    ]
+    shown = labels[:_SHOWN_ROWS] + (["…"] if tied > _SHOWN_ROWS else [])
+    names = ", ".join(shown[:-1]) + " and " + shown[-1]
+    count = _NUMBER_WORDS[tied] if tied < len(_NUMBER_WORDS) else f"{tied:,}"
+    maybe_more = r.plan is not None and r.plan.limit == tied or r.truncated
+    lead = f"{'At least ' + count if maybe_more else _capital(count)}"
+    best = "highest" if direction == "desc" else "lowest"
+    return tied, f"{lead} tie for the {best} {name}: {names}{value}."
+
+
+def _as_of(text: str, question: str, reference: dt.date | None) -> str:
+    """The first sentence gains the days the question's relative dates became, as of when."""
+    if reference is None:
+        return text
+    resolved = scan(question, reference).resolved
+    if not resolved:
+        return text
+    spans = [(f"{d.text}: " if len(resolved) > 1 else "") + span_text(d) for d in resolved]
+    note = f" ({'; '.join(spans)}, as of {reference.isoformat()})"
+    first, sep, rest = text.partition("\n")
+    body, dot = (first[:-1], ".") if first.endswith(".") else (first, "")
+    head, tail = body.split(". ", 1) if ". " in body else (body, "")
+    return head + note + (f". {tail}" if tail else "") + dot + sep + rest
 
 
 def _numeric(r: ResultPreview, i: int) -> bool:

@@ -169,3 +169,21 @@ def test_a_placeholder_without_a_value_fails_loudly():
         fill("Q: {{question}}", {})
     with pytest.raises(KeyError):
         render("answerability", question="q")
+
+
+def test_the_reference_date_reaches_the_planner_and_synthesizer_prompts(sub_query):
+    import dataclasses
+    import datetime as dt
+
+    ref = dt.date(2026, 12, 1)
+    shop = shop_snapshot()
+    planning = PlanRequest(QUESTION, sub_query, shop, shop, "sqlite", reference_date=ref)
+    assert "count from 2026-12-01; write them as literal date ranges" in (
+        builders.planner_prompt(planning, 6000).user
+    )
+    synth = SynthesizeRequest(QUESTION, [ResultPreview("r", ["n"], [(1,)], 1, sql="SELECT 1")],
+                              reference_date=ref)
+    text = builders.synthesizer_prompt(synth).user
+    assert "count from 2026-12-01" in text and "SQL: SELECT 1" in text
+    assert "count from" not in builders.synthesizer_prompt(dataclasses.replace(
+        synth, reference_date=None)).user

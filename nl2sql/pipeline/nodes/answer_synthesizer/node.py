@@ -12,6 +12,7 @@ from nl2sql.names import ANSWER_SYNTHESIZER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import GraphState, required
 from nl2sql.reasoning.base import ResultPreview, SynthesizeRequest
+from nl2sql.settings import reference_date
 
 NODE = ANSWER_SYNTHESIZER
 
@@ -21,8 +22,11 @@ class AnswerSynthesizerNode:
         ctx = runtime.context
         aggregated = required(state.aggregator_response, "aggregator response")
         previews = []
+        # a terminal result that is one sub-query's own artifact carries that sub-query's plan
+        by_ref = {o.artifact.uri: o for o in state.subgraph_outputs.values() if o.artifact}
         for node_id, ref in aggregated.terminal_results.items():
             table = ctx.artifacts.read(ref)
+            source = by_ref.get(ref.uri)
             head = table.slice(0, ctx.settings.answer_preview_rows).to_pylist()
             previews.append(
                 ResultPreview(
@@ -31,12 +35,15 @@ class AnswerSynthesizerNode:
                     rows=[tuple(row.values()) for row in head],
                     row_count=table.num_rows,
                     truncated=ref.truncated,
+                    plan=source.plan if source else None,
+                    sql=source.sql_draft if source else None,
                 )
             )
         try:
             response = ctx.models.skill(ANSWER_SYNTHESIZER).synthesize(
                 SynthesizeRequest(question=state.user_query, results=previews,
-                                  decomposition=state.decomposer_response)
+                                  decomposition=state.decomposer_response,
+                                  reference_date=reference_date(ctx.settings))
             )
         except Exception as exc:
             failure = skill_failure(NODE, exc, ErrorCode.SYNTHESIS_FAILED)

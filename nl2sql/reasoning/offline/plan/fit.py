@@ -23,7 +23,7 @@ _OWNER_FILLER = {"the", "a", "an", "all", "each", "every", "its", "their"}
 
 
 def check_fit(
-    s: Scan, linking: Linking, res: Resolver, q: Query, tree: JoinTree, named: set[int]
+    s: Scan, linking: Linking, res: Resolver, q: Query, tree: JoinTree | None, named: set[int]
 ) -> None:
     """Raise Unclear when the plan of `q` (over `tree`) does not answer the question asked."""
     mentions = sorted(linking.mentions, key=lambda m: m.start)
@@ -57,7 +57,7 @@ def _which_entity(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> 
     for tok in s.tokens:
         m = _mention_at(mentions, tok.index + 1) if tok.low in _WH else None
         entity = res.table(m) if m is not None else None
-        if entity is None or (q.star and q.root == entity):
+        if m is None or entity is None or (q.star and q.root == entity):
             continue
         if not any(_table_of(t) == entity for t, _ in q.select):
             raise Unclear(
@@ -89,11 +89,11 @@ def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
         raise Unclear(f"'{word}' asks for an aggregate, but the plan computes none")
 
 
-def _ranked_repeated_rows(q: Query, tree: JoinTree) -> None:
+def _ranked_repeated_rows(q: Query, tree: JoinTree | None) -> None:
     """The top N rows by a value of a table each of them has many rows of ("top 2 airlines by
     their flights") repeat them; which value ranks them (maximum, total, count) is not said.
     The single top row (LIMIT 1: "the player who received the biggest prize") is well defined."""
-    if q.limit is None or q.limit < 2 or q.group or not q.order:
+    if tree is None or q.limit is None or q.limit < 2 or q.group or not q.order:
         return
     repeated: set[str] = set()
     for step in tree.steps:
@@ -111,7 +111,7 @@ def _property_of_other_entity(s: Scan, mentions: list[Mention], res: Resolver, q
     """ "the <column> of <entity>": a column shown of another table than the entity named (the
     entity left out of the plan), or averaged over another table's rows (per row or per entity?)
     answers another question."""
-    shown = [(t, t) for t, _ in q.select if isinstance(t, Col)]
+    shown: list[tuple[Col, Col | Agg]] = [(t, t) for t, _ in q.select if isinstance(t, Col)]
     shown += [(t.col, t) for t, _ in q.select if isinstance(t, Agg) and t.func == "avg" and t.col]
     for col, target in shown:
         for m in mentions:

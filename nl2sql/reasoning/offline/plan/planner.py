@@ -1,15 +1,17 @@
 """The offline planner: question text + snapshot index → PlanModel with confidence and reasoning.
 
-It refuses (plan=None, confidence 0, reasoning "could not …") rather than guess: relative dates,
-words that look like values but are in neither the schema nor the data, an unknown shape, an
-ambiguous column, or tables with no foreign-key path between them (declared, or inferred from names and values:
-each inferred join is named in the reasoning and lowers the confidence a little).
+It refuses (plan=None, confidence 0, reasoning "could not …") rather than guess: relative dates
+it cannot resolve against the reference date ("next week", "recently"), words that look like
+values but are in neither the schema nor the data, an unknown shape, an ambiguous column, or
+tables with no foreign-key path between them (declared, or inferred from names and values: each
+inferred join is named in the reasoning and lowers the confidence a little).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from nl2sql.plan import Aggregate, ColumnRef, PlanModel, walk
@@ -22,6 +24,7 @@ from nl2sql.reasoning.offline.plan.joins import JoinError
 from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.split import split_question as two_parts
+from nl2sql.reasoning.offline.words.relative import span_text
 from nl2sql.reasoning.offline.words.scan import Scan, scan
 from nl2sql.reasoning.offline.words.text import STOP
 
@@ -46,16 +49,19 @@ def plan_question(
     idx: SchemaIndex,
     lookup: ValueLookup | None = None,
     hints: Mapping[str, Any] | None = None,
+    reference: date | None = None,
 ) -> Outcome:
-    """Plan `text` against `idx`; a refusal has plan=None and says what was not understood."""
+    """Plan `text` against `idx`; a refusal has plan=None and says what was not understood.
+    Relative dates ("last month") resolve against `reference`; without one they are refused."""
     hints = hints or {}
-    s = scan(text)
+    s = scan(text, reference)
     if not any(t.kind == "word" and t.low not in STOP for t in s.tokens):
         return _refuse("could not plan: the question has no words to link to the schema")
     if s.relative:
         return _refuse(
-            f"could not plan: '{s.relative[0]}' depends on the day the question is asked; "
-            "give explicit dates (e.g. 'in 2024', 'after 2024-03-01')"
+            f"could not plan: '{s.relative[0]}' is not a period the engine can date"
+            + (f" as of {reference.isoformat()}" if reference else "")
+            + "; give explicit dates (e.g. 'in 2024', 'after 2024-03-01', 'last 30 days')"
         )
     linking = link(s.tokens, idx, s.taken, lookup)
     try:
@@ -72,7 +78,7 @@ def plan_question(
         return _refuse(f"could not plan: {exc}", linking)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
     inferred = list(dict.fromkeys(builder.inferred))
-    notes, penalty = analyzer.notes + inferred + builder.notes, analyzer.penalty
+    notes, penalty = _as_of(s, reference) + analyzer.notes + inferred + builder.notes, analyzer.penalty
     if builder.tree and builder.tree.ambiguous:
         penalty += 0.15
     # a join no key declares is likely right (it passed name, key and value checks) but not sure
@@ -83,6 +89,14 @@ def plan_question(
     penalty += 0.05 * min(len(linking.unexplained), 4)
     confidence = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
     return Outcome(plan, confidence, _reasoning(q, linking, notes), q, linking, notes)
+
+
+def _as_of(s: Scan, reference: date | None) -> list[str]:
+    """The reasoning line that says which days the relative dates became, and as of when."""
+    if not s.resolved or reference is None:
+        return []
+    spans = [f"'{d.text}' → {span_text(d)}" for d in s.resolved]
+    return [f"relative dates as of {reference.isoformat()}: " + "; ".join(spans)]
 
 
 def _precheck(text: str, s: Scan, linking: Linking) -> None:

@@ -2,8 +2,8 @@
 
 Every condition becomes a half-open interval [start, end) of calendar days, or a part-of-year
 condition ("in March" → month = 3) when no year is given. Relative dates ("today", "last month")
-are reported separately: the engine refuses them, because the same question would mean a
-different thing tomorrow and the engine promises the same answer for the same inputs.
+are resolved against the run's reference date in `relative.py`; the words left that depend on
+the day the question is asked ("tomorrow", "recently") are reported by `relative_date_words`.
 """
 
 from __future__ import annotations
@@ -221,11 +221,14 @@ def _text(tokens: list[Token], i: int, j: int) -> str:
     return " ".join(t.text for t in tokens[i:j])
 
 
-def relative_date_words(tokens: list[Token]) -> list[str]:
-    """Words that make a date relative to today ("today", "last month", "3 days ago")."""
+def relative_date_words(tokens: list[Token], taken: frozenset[int] = frozenset()) -> list[str]:
+    """Words that make a date relative to today ("today", "last month", "3 days ago"), outside
+    the `taken` tokens; "most recent" is a superlative on a date, not a relative date."""
     found: list[str] = []
     for k, tok in enumerate(tokens):
-        nxt = _at(tokens, k + 1)
+        nxt, prev = _at(tokens, k + 1), _at(tokens, k - 1)
+        if k in taken or (tok.low == "recent" and prev is not None and prev.low == "most"):
+            continue
         if tok.low in _RELATIVE:
             found.append(tok.text)
         elif tok.low in _RELATIVE_LEAD and nxt is not None and nxt.low in _RELATIVE_UNITS:

@@ -6,11 +6,13 @@ Their words are "taken" so that linking does not read "2024" as a value or "over
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import date
 
 from nl2sql.reasoning.offline.words.cues import find_limit, scale_span
 from nl2sql.reasoning.offline.words.dates import DateCond, find_dates, relative_date_words
 from nl2sql.reasoning.offline.words.lexicon import UNITS
 from nl2sql.reasoning.offline.words.numeric import NumCue, find_numeric
+from nl2sql.reasoning.offline.words.relative import find_relative
 from nl2sql.reasoning.offline.words.text import Token, canon, tokenize
 
 
@@ -25,20 +27,26 @@ class Scan:
     units: dict[int, tuple[tuple[str, ...], int]] = field(
         default_factory=dict
     )  # number -> (measure, end)
+    resolved: list[DateCond] = field(default_factory=list)  # the relative dates among `dates`
 
 
-def scan(text: str) -> Scan:
-    """Tokenize `text` and find its dates, limit and numeric comparisons."""
+def scan(text: str, reference: date | None = None) -> Scan:
+    """Tokenize `text` and find its dates, limit and numeric comparisons; relative dates are
+    resolved against `reference` (without one they are only reported, in `relative`)."""
     tokens = tokenize(text)
     dates = find_dates(tokens)
-    taken = {i for d in dates for i in d.tokens} | set(scale_span(tokens))
+    taken = {i for d in dates for i in d.tokens}
+    resolved = find_relative(tokens, reference, taken) if reference else []
+    dates = sorted(dates + resolved, key=lambda d: min(d.tokens, default=0))
+    taken |= {i for d in resolved for i in d.tokens} | set(scale_span(tokens))
     limit = find_limit(tokens, taken)
     if limit[1] is not None:
         taken.add(limit[1])
     units = find_units(tokens)
     taken |= {i for n, (_, end) in units.items() for i in range(n + 1, end)}
     nums = [_with_unit(c, units) for c in find_numeric(tokens, taken)]
-    return Scan(tokens, dates, nums, limit, taken, relative_date_words(tokens), units)
+    relative = relative_date_words(tokens, frozenset(taken))
+    return Scan(tokens, dates, nums, limit, taken, relative, units, resolved)
 
 
 def find_units(tokens: list[Token]) -> dict[int, tuple[tuple[str, ...], int]]:

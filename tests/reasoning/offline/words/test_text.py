@@ -88,3 +88,8 @@ def test_relative_dates_are_reported():
     assert relative_date_words(tokenize("loans made last month")) == ["last month"]
     assert relative_date_words(tokenize("What is the weather today?")) == ["today"]
     assert relative_date_words(tokenize("loans in 2024")) == []
+
+
+def test_most_recent_and_taken_words_are_not_reported_as_relative():
+    assert relative_date_words(tokenize("the most recent loan")) == []
+    assert relative_date_words(tokenize("loans made last month"), frozenset({2, 3})) == []

@@ -12,6 +12,7 @@ from nl2sql.names import AST_PLANNER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import SubgraphExecutionState
 from nl2sql.reasoning.base import ASTPlannerResponse, PlanRequest
+from nl2sql.settings import reference_date
 
 NODE = AST_PLANNER
 
@@ -35,6 +36,7 @@ class ASTPlannerNode:
             feedback=state.refiner_response.latest_error if state.refiner_response else None,
             hints=state.refiner_response.hints if state.refiner_response else {},
             values=adapter.lookup_values,
+            reference_date=reference_date(ctx.settings),
         )
         attempt = state.retry_count
         try:

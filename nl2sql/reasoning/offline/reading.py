@@ -1,0 +1,130 @@
+"""What a plan did, in words the answer may use: the counted or summed thing, DISTINCT or not,
+the joined tables, and the key a ranking ordered by.
+
+The answer synthesizer reads these instead of the question, so an answer never claims what the
+SQL did not do: "distinct" only with DISTINCT, a row count said to be a row count, a top answer
+with ties said to have ties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nl2sql.plan import Aggregate, ColumnRef, Comparison, Expr, PlanModel, ScalarSubquery, walk
+from nl2sql.reasoning.offline.words.text import canon, split_identifier
+
+_FUNC_WORDS = {"sum": "sum", "avg": "average", "min": "minimum", "max": "maximum"}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """The one aggregate of a single-value answer."""
+
+    func: str  # count | sum | avg | min | max
+    column: str | None  # "table.column"; None for COUNT(*)
+    distinct: bool
+    tables: tuple[str, ...]  # the plan's tables, FROM first (more than one: a join)
+
+
+def has_distinct(plan: PlanModel | None) -> bool:
+    """True when the plan (or a nested one) has SELECT DISTINCT or an aggregate over DISTINCT."""
+    if plan is None:
+        return False
+    return any(
+        (isinstance(n, PlanModel) and n.distinct) or (isinstance(n, Aggregate) and n.distinct)
+        for n in walk(plan)
+    )
+
+
+def measure(plan: PlanModel | None) -> Measure | None:
+    """The aggregate of a plan selecting exactly one aggregate, else None."""
+    if plan is None or len(plan.select) != 1 or plan.set_operation is not None:
+        return None
+    agg = plan.select[0].expr
+    if not isinstance(agg, Aggregate):
+        return None
+    names = plan.alias_map()
+    column = _column(agg.arg, names) if agg.arg is not None else None
+    if agg.arg is not None and column is None:
+        return None  # an expression: nothing short to say about it
+    return Measure(agg.func, column, agg.distinct, tuple(t.name for t in plan.tables))
+
+
+def describe(m: Measure) -> str:
+    """One plain line saying what the query computed ("counted rows of orders")."""
+    over = _over(m.tables)
+    if m.func == "count" and m.column is None:
+        return f"counted rows of {over}"
+    if m.func == "count":
+        kind = "distinct" if m.distinct else "non-empty"
+        return f"counted {kind} values of {m.column}" + ("" if len(m.tables) == 1 else f" in {over}")
+    word = _FUNC_WORDS[m.func]
+    distinct = " distinct values of" if m.distinct else ""
+    return f"{word} of{distinct} {m.column}" + ("" if len(m.tables) == 1 else f" over {over}")
+
+
+def counts_subject(m: Measure, subject: str) -> bool:
+    """Whether a count may be stated as a number of `subject` ("149 customers"): a COUNT(*) of
+    one table, or a count whose table or column is named by the subject's words."""
+    if m.func != "count":
+        return False
+    if m.column is None and len(m.tables) == 1:
+        return True
+    named = m.column or m.tables[0]
+    words = {canon(w) for w in subject.split()}
+    parts = {canon(w) for part in named.split(".") for w in split_identifier(part)}
+    return bool(words & parts) and (m.distinct or len(m.tables) == 1)
+
+
+def ranking_key(plan: PlanModel | None, columns: list[str]) -> tuple[int | None, str, str] | None:
+    """(index of the ranked column in the result or None, direction, its name) of a ranking
+    plan: ORDER BY its first key, or a filter `column = (SELECT MAX/MIN(column) …)`."""
+    if plan is None:
+        return None
+    if plan.order_by:
+        item = plan.order_by[0]
+        return _position(plan, item.expr, columns), item.direction, _name(item.expr, plan)
+    for node in walk(plan.where) if plan.where is not None else ():
+        if (
+            isinstance(node, Comparison)
+            and node.op == "="
+            and isinstance(node.right, ScalarSubquery)
+            and len(node.right.query.select) == 1
+            and isinstance(agg := node.right.query.select[0].expr, Aggregate)
+            and agg.func in ("max", "min")
+        ):
+            direction = "desc" if agg.func == "max" else "asc"
+            return _position(plan, node.left, columns), direction, _name(node.left, plan)
+    return None
+
+
+def _position(plan: PlanModel, expr: Expr, columns: list[str]) -> int | None:
+    """The result column of `expr`: the select item it equals or whose alias it names."""
+    dumped = expr.model_dump_json()
+    for i, item in enumerate(plan.select[: len(columns)]):
+        if item.expr.model_dump_json() == dumped:
+            return i
+        if isinstance(expr, ColumnRef) and expr.table is None and item.alias == expr.name:
+            return i
+    return None
+
+
+def _name(expr: Expr, plan: PlanModel) -> str:
+    if isinstance(expr, ColumnRef):
+        return expr.name
+    if isinstance(expr, Aggregate):
+        inner = _column(expr.arg, plan.alias_map()) if expr.arg is not None else None
+        return "count" if expr.func == "count" else f"{_FUNC_WORDS[expr.func]} {inner or ''}".strip()
+    item = next((i for i in plan.select if i.expr == expr and i.alias), None)
+    return item.alias if item and item.alias else "value"
+
+
+def _column(expr: Expr | None, names: dict[str, str]) -> str | None:
+    if not isinstance(expr, ColumnRef):
+        return None
+    table = names.get(expr.table or "", next(iter(names.values()), ""))
+    return f"{table}.{expr.name}" if table else expr.name
+
+
+def _over(tables: tuple[str, ...]) -> str:
+    return " joined with ".join(tables)
