@@ -22,7 +22,7 @@ class AnswerSynthesizerNode:
         aggregated = required(state.aggregator_response, "aggregator response")
         previews = []
         for node_id, ref in aggregated.terminal_results.items():
-            table = ctx.artifacts.read(ref)
+            table = ctx.table_of(ref)  # in memory: this run just made it
             head = table.slice(0, ctx.settings.answer_preview_rows).to_pylist()
             previews.append(
                 ResultPreview(
