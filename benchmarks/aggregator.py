@@ -44,10 +44,9 @@ def main() -> None:
 
     def ours() -> object:
         dag, decomposition = state.execution_dag, state.decomposer_response
-        try:
-            return run_combine(dag, decomposition, tables, truncated, pool=session.context.combiner)
-        except TypeError:  # a version without the session's DuckDB (for before/after figures)
+        if not hasattr(session.context, "combiner"):  # a version before the session's DuckDB
             return run_combine(dag, decomposition, tables, truncated)
+        return run_combine(dag, decomposition, tables, truncated, pool=session.context.combiner)
 
     candidates = {
         "our aggregator (run_combine, session DuckDB)": ours,
