@@ -31,6 +31,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/soak.py --runs 1000
+	$(BIN)/python benchmarks/warm_ask.py
+	$(BIN)/python benchmarks/aggregator.py
+	$(BIN)/python benchmarks/bench_workers.py
+	$(BIN)/python benchmarks/rowcap_memory.py
 
 clean:
 	rm -rf $(VENV) .nl2sql build *.egg-info

@@ -18,8 +18,10 @@ from nl2sql.errors import ConfigError
 from nl2sql.retrieval.breaker import CircuitBreaker
 
 if TYPE_CHECKING:
+    from nl2sql.aggregation.duck import DuckPool
     from nl2sql.datasources.base import DatasourceAdapter
     from nl2sql.execution.artifacts import ArtifactStore
+    from nl2sql.execution.models import ArtifactRef
     from nl2sql.governance.services import Governance
     from nl2sql.reasoning.registry import ModelRegistry
     from nl2sql.retrieval.store import VectorStore
@@ -58,9 +60,15 @@ class NL2SQLContext:
     on_event: Callable[[dict[str, Any]], None] | None = None
     deadline: float | None = None  # time.monotonic() by which this run must end
     governance: Governance | None = None  # policies, hooks, curated answers (None: none at all)
+    # This run's result tables by artifact URI: the aggregator and the QueryResult read them here
+    # instead of re-reading the Parquet files just written (each run gets its own, in for_run).
+    results: dict[str, Any] = field(default_factory=dict, repr=False)
     # Shared by every per-run copy, so the store is created once per session.
     _vector_box: list[VectorStore | None] = field(default_factory=lambda: [None], repr=False)
     _vector_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # The session's DuckDB for combining results, shared by every per-run copy like the store.
+    _combiner_box: list[DuckPool | None] = field(default_factory=lambda: [None], repr=False)
+    _combiner_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
         if not self.datasources:
@@ -75,7 +83,8 @@ class NL2SQLContext:
     ) -> NL2SQLContext:
         """A copy sharing every service, with this run's own token, deadline and listener."""
         return dataclasses.replace(
-            self, cancel_token=cancel_token or CancelToken(), on_event=on_event, deadline=deadline
+            self, cancel_token=cancel_token or CancelToken(), on_event=on_event, deadline=deadline,
+            results={},
         )
 
     @property
@@ -93,6 +102,30 @@ class NL2SQLContext:
                     self.vector_store_factory, self.vector_breaker
                 )
             return self._vector_box[0]
+
+    def table_of(self, ref: ArtifactRef) -> Any:
+        """An artifact's Arrow table: from this run's memory when the run wrote it, else read."""
+        held = self.results.get(ref.uri)
+        return held if held is not None else self.artifacts.read(ref)
+
+    @property
+    def combiner(self) -> DuckPool:
+        """The session's in-memory DuckDB for combining results: opened once, on first use
+        (a fresh database per combine cost more than the combine); each combine takes a cursor."""
+        with self._combiner_lock:
+            pool = self._combiner_box[0]
+            if pool is None:
+                from nl2sql.aggregation.duck import DuckPool
+
+                pool = self._combiner_box[0] = DuckPool()
+            return pool
+
+    def close_combiner(self) -> None:
+        """Close the combining DuckDB if it was opened (the session is closing)."""
+        with self._combiner_lock:
+            pool, self._combiner_box[0] = self._combiner_box[0], None
+        if pool is not None:
+            pool.close()
 
     def emit(self, event: dict[str, Any]) -> None:
         if self.on_event is not None:

@@ -58,6 +58,11 @@ class QueryResult:
         #: the Session that ran it, which carries out the actions below
         self.session = session
         self._tables: dict[str, pa.Table] | None = None
+        # The answer's tables as the run left them in memory (by artifact URI); the artifacts
+        # are read back only for what is not here. The scans' own tables are not kept.
+        terminal = {r.uri for r in state.aggregator_response.terminal_results.values()} \
+            if state.aggregator_response else set()
+        self._outcome_tables = {u: t for u, t in outcome.tables.items() if u in terminal}
         self.status: Status = self._status()
 
     def _status(self) -> Status:
@@ -84,7 +89,9 @@ class QueryResult:
         if self._tables is None:
             agg = self.state.aggregator_response
             refs = agg.terminal_results if agg else {}
-            self._tables = {k: self.session.context.artifacts.read(r) for k, r in refs.items()}
+            held = self._outcome_tables  # this run's tables, still in memory
+            self._tables = {k: held[r.uri] if r.uri in held else self.session.context.artifacts.read(r)
+                            for k, r in refs.items()}
         return self._tables
 
     def table(self) -> pa.Table | None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from nl2sql.governance.approvals import Approval, PinnedRun
     from nl2sql.governance.curated import CuratedAnswer
     from nl2sql.governance.hooks import HookRegistry
+    from nl2sql.pipeline.runtime import RunPool
     from nl2sql.schema.models import SchemaSnapshot
     from nl2sql.security.rbac import PolicySet
 
@@ -51,6 +52,18 @@ class Session:
         self._graphs: dict[tuple[bool, bool, bool], Any] = {}
         self._lock = threading.Lock()
         self._on_close: list[weakref.finalize[..., Any]] = []
+        self._pool: RunPool | None = None
+
+    @property
+    def runs(self) -> RunPool:
+        """The session's run workers, started on the first run and reused by every later one."""
+        with self._lock:
+            if self._pool is None:
+                from nl2sql.pipeline.runtime import RunPool
+
+                self._pool = RunPool()
+                self._on_close.append(weakref.finalize(self, self._pool.close))
+            return self._pool
 
     @property
     def hooks(self) -> HookRegistry:
@@ -175,7 +188,8 @@ class Session:
         graph = self.graph(result.executed, resumable=as_node is not None)
         outcome = run_with_graph(graph, self.context, result.question, datasource_id=result.datasource,
                                  user_context=result.user or self.user, timeout_s=timeout_s,
-                                 on_event=on_event, callbacks=callbacks, resume=(as_node, state))
+                                 on_event=on_event, callbacks=callbacks, resume=(as_node, state),
+                                 pool=self.runs)
         return QueryResult(outcome, self, question=result.question, datasource=result.datasource,
                            execute=result.executed, user=result.user)
 
@@ -201,6 +215,7 @@ class Session:
             on_event=on_event,
             cancel_token=cancel_token,
             callbacks=callbacks,
+            pool=self.runs,
             initial={"pinned": None if isinstance(pinned, _Damaged) else pinned,
                      "approvals": list(decisions.values()),
                      "errors": [n.warning for n in notes]},
@@ -300,6 +315,8 @@ class Session:
         """Close every datasource and delete what the session made for itself (frames copies)."""
         for adapter in self.context.datasources.values():
             adapter.close()
+        self.context.close_combiner()
+        self.context.artifacts.wait_pruned()
         for finalizer in self._on_close:
             finalizer()  # runs at most once; also runs if the session is garbage-collected
 

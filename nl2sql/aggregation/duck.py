@@ -1,11 +1,15 @@
 """A private in-memory DuckDB session over Arrow tables, and the SQL helpers the engine shares.
 
-Every combine call gets its own connection with external access disabled: the SQL here is built
-from sqlglot expressions over registered Arrow tables and must never read a file.
+The database has external access disabled: the SQL here is built from sqlglot expressions over
+registered Arrow tables and must never read a file. A Session keeps one database (`DuckPool`);
+each combine works on its own cursor of it, so the names one run registers are invisible to a
+concurrent run and go away with the cursor. Arrow tables are registered, not copied: DuckDB
+scans them in place.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, cast
@@ -23,22 +27,51 @@ class AggregationError(ValueError):
     """A combine or post-combine step failed; the message is one line a user can act on."""
 
 
-class DuckSession:
-    """An in-memory DuckDB connection that registers Arrow tables under generated names."""
+def _open_memory() -> duckdb.DuckDBPyConnection:
+    import duckdb  # lazy: the aggregator is imported on the pipeline's hot path
+
+    return duckdb.connect(":memory:", config={"enable_external_access": False})
+
+
+class DuckPool:
+    """One in-memory DuckDB for a Session's combines, opened on first use; a cursor per combine."""
 
     def __init__(self) -> None:
-        import duckdb  # lazy: the aggregator is imported on the pipeline's hot path
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._lock = threading.Lock()
+        self.opened = 0  # how many databases this pool has opened (1 for a session's life)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new cursor: its own connection to the shared database, with its own temp names."""
+        with self._lock:
+            if self._con is None:
+                self._con = _open_memory()
+                self.opened += 1
+            return self._con.cursor()
+
+    def close(self) -> None:
+        with self._lock:
+            con, self._con = self._con, None
+        if con is not None:
+            con.close()
+
+
+class DuckSession:
+    """A DuckDB connection that registers Arrow tables under generated names: a cursor of the
+    session's `pool`, or (without one) a private in-memory database."""
+
+    def __init__(self, pool: DuckPool | None = None) -> None:
+        import duckdb
 
         self._error = duckdb.Error
+        self._pool = pool
         self._connection: duckdb.DuckDBPyConnection | None = None  # opened on first use: a standalone-only DAG never needs it
         self._count = 0
 
     @property
     def _con(self) -> duckdb.DuckDBPyConnection:
         if self._connection is None:
-            import duckdb
-
-            self._connection = duckdb.connect(":memory:", config={"enable_external_access": False})
+            self._connection = self._pool.cursor() if self._pool is not None else _open_memory()
         return self._connection
 
     def register(self, table: pa.Table) -> exp.Table:

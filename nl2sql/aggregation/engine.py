@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from nl2sql.aggregation.combine import CombineInputs, compare, join, role_labels, union_all
-from nl2sql.aggregation.duck import AggregationError, DuckSession
+from nl2sql.aggregation.duck import AggregationError, DuckPool, DuckSession
 from nl2sql.aggregation.post_ops import apply_post_op
 from nl2sql.dag import DAGNode, ExecutionDAG
 from nl2sql.decomposition import CombineGroup, CombineInput, DecomposerResponse, PostCombineOp
@@ -54,6 +54,8 @@ def run_combine(
     decomposition: DecomposerResponse,
     inputs: dict[str, pa.Table],
     truncated: dict[str, bool],
+    *,
+    pool: DuckPool | None = None,
 ) -> CombineOutcome:
     """Run every combine and post-combine node of `dag`, layer by layer.
 
@@ -62,8 +64,9 @@ def run_combine(
         decomposition: supplies the combine groups and post-combine ops the DAG nodes name.
         inputs: sub-query id -> its scan result; a missing id fails only the groups needing it.
         truncated: sub-query id -> whether its scan hit the row cap.
+        pool: the session's DuckDB (this combine takes a cursor of it); None: a private one.
     """
-    with DuckSession() as duck:
+    with DuckSession(pool) as duck:
         run = _Run(
             dag=dag,
             groups={g.group_id: g for g in decomposition.combine_groups},

@@ -3,7 +3,8 @@
 Read-only by construction: the file is attached `read_only`, file/network access and extension
 loading are disabled, and the configuration is locked so a `SET` cannot undo any of it. Each
 call runs on its own cursor (DuckDB's thread-safe way to share one database between threads),
-with a timer that interrupts that cursor when the timeout passes.
+with a timer that interrupts that cursor when the timeout passes (the process's one watchdog
+thread, `watchdog.py`, not a thread per query).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from nl2sql.datasources.arrow_util import read_capped
 from nl2sql.datasources.base import ResultError, ResultFrame
 from nl2sql.datasources.duckdb_catalog import read_catalog
 from nl2sql.datasources.sql_adapter import SQLAdapter
+from nl2sql.datasources.watchdog import WATCHDOG
 from nl2sql.errors import ConfigError, safe_one_line
 
 if TYPE_CHECKING:
@@ -166,9 +168,7 @@ class DuckDBAdapter(SQLAdapter):
             with suppress(duckdb.Error):  # the query may have just finished and closed
                 cur.interrupt()
 
-        timer = threading.Timer(timeout_s, interrupt)
-        timer.daemon = True
-        timer.start()
+        timer = WATCHDOG.after(timeout_s, interrupt)  # one shared thread, not a thread per query
         try:
             yield cur
         except duckdb.Error as exc:

@@ -1,7 +1,10 @@
 """The benchmark runner: every question through the real pipeline, scored against its gold result.
 
 Each worker process opens one Session per database it meets (`nl2sql.connect` on the SQLite file,
-with a private project folder) and keeps it for the following questions of that database. A
+with a private project folder) and keeps it for the following questions of that database; a new
+Session answers one untimed warm-up question first, so the first timed question of a worker does
+not pay for the imports and indexes of the first run. With several workers, each database's
+questions go to one worker as a whole (largest first), so no database is opened twice. A
 question is asked, its result table compared with the gold query's result (`metric.py`); any
 failure — of the pipeline, the gold query or the harness — is recorded on that question and the
 run goes on.
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
     from nl2sql.session import Session
 
 ROW_CAP = 100_000  # far above any gold result: a capped prediction would be scored as wrong
+#: The warm-up run's timeout: it imports and builds what every later run reuses, untimed.
+WARMUP_TIMEOUT_S = 300.0
 
 
 class QuestionRecord(BaseModel):
@@ -62,13 +67,14 @@ class Worker:
         self._sessions: dict[str, Session] = {}
         self._folder = tempfile.TemporaryDirectory(prefix="nl2sql-bench-")
 
-    def session(self, db_id: str) -> Session:
-        """The Session of `db_id`, opened once."""
+    def session(self, db_id: str, warm_up: str | None = None) -> Session:
+        """The Session of `db_id`, opened once; a new one first answers `warm_up` (untimed, the
+        answer thrown away), so the first scored question is not the one that warms it."""
         if db_id not in self._sessions:
             from nl2sql.wiring import connect
 
             path = database_path(self.databases, db_id)
-            self._sessions[db_id] = connect(
+            session = self._sessions[db_id] = connect(
                 sources={db_id: f"sqlite:///{path}"},
                 models=self.model,
                 settings={
@@ -77,6 +83,8 @@ class Worker:
                     "pipeline_timeout_s": self.timeout_s,
                 },
             )
+            if warm_up:
+                session.ask(warm_up, timeout_s=max(self.timeout_s, WARMUP_TIMEOUT_S))
         return self._sessions[db_id]
 
     def run(self, q: BenchQuestion) -> QuestionRecord:
@@ -91,9 +99,11 @@ class Worker:
             status="harness_error",
         )
         try:
+            session = self.session(q.db_id, warm_up=q.question)
+            started = time.perf_counter()  # the warm-up is not this question's time
             gold = run_gold(database_path(self.databases, q.db_id), q.query, self.timeout_s)
             record.gold_rows = len(gold)
-            result = self.session(q.db_id).ask(q.question, timeout_s=self.timeout_s)
+            result = session.ask(q.question, timeout_s=self.timeout_s)
             _fill(record, result, gold, q.query)
             if record.answered and not record.correct and q.alternatives:
                 self._match_alternatives(record, result, q)
@@ -153,9 +163,18 @@ def _init_process(databases: str, model: str | None, timeout_s: float) -> None:
     _WORKER = Worker(databases, model, timeout_s)
 
 
-def _run_in_process(q: BenchQuestion) -> QuestionRecord:
+def _run_in_process(questions: list[BenchQuestion]) -> list[QuestionRecord]:
     assert _WORKER is not None, "the pool initializer did not run"
-    return _WORKER.run(q)
+    return [_WORKER.run(q) for q in questions]
+
+
+def by_database(questions: Sequence[BenchQuestion]) -> list[list[int]]:
+    """Positions of the questions grouped by database, the largest group first (so the last
+    groups handed out are small and the workers finish together)."""
+    groups: dict[str, list[int]] = {}
+    for pos, q in enumerate(questions):
+        groups.setdefault(q.db_id, []).append(pos)
+    return sorted(groups.values(), key=len, reverse=True)
 
 
 def run_benchmark(
@@ -183,9 +202,12 @@ def run_benchmark(
         initializer=_init_process,
         initargs=(str(databases), model, timeout_s),
     ) as pool:
-        futures = {pool.submit(_run_in_process, q): pos for pos, q in enumerate(questions)}
+        # A database's questions stay on one worker: its Session is opened and warmed once.
+        futures = {pool.submit(_run_in_process, [questions[p] for p in group]): group
+                   for group in by_database(questions)}
         for future in as_completed(futures):
-            records[futures[future]] = _tap(future.result(), notify)
+            for pos, record in zip(futures[future], future.result(), strict=True):
+                records[pos] = _tap(record, notify)
     return [records[pos] for pos in range(len(questions))]
 
 

@@ -18,6 +18,8 @@ import hashlib
 import os
 import string
 import tempfile
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -35,6 +37,8 @@ from nl2sql.files import inside, private_dir, safe_component
 
 __all__ = ["ArtifactStore", "LocalBackend", "content_hash", "local_path", "safe_component"]
 
+#: At most one background retention walk per this many seconds (see ArtifactStore.prune_soon).
+PRUNE_INTERVAL_S = 0.5
 DEFAULT_PATH_TEMPLATE = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
 PLACEHOLDERS = frozenset(
     {
@@ -168,6 +172,9 @@ class ArtifactStore:
         self.backend: ArtifactBackend = backend or LocalBackend()
         self.retention = retention or Retention()
         self._fields = _template_fields(path_template)
+        self._pruner: threading.Thread | None = None
+        self._prune_wanted = False
+        self._prune_lock = threading.Lock()
         if path_template.endswith(("/", os.sep)) or not path_template.strip():
             raise ConfigError("artifact path template must name a file, not a folder")
 
@@ -216,14 +223,19 @@ class ArtifactStore:
         request_id: str,
         sub_query_id: str,
         truncated: bool,
+        prune: bool = True,
         **meta: object,
     ) -> ArtifactRef:
-        """Write `table` as the sub-query's artifact and describe it."""
+        """Write `table` as the sub-query's artifact and describe it.
+
+        With `prune`, the retention is applied before returning; a run passes False and calls
+        `prune_soon()`: walking every artifact on each write cost more than a cheap run."""
         path = self.path_for(
             tenant_id=tenant_id, request_id=request_id, sub_query_id=sub_query_id, **meta
         )
         uri, size = self.backend.write_table(table, path)
-        self.prune()
+        if prune:
+            self.prune()
         return ArtifactRef(
             uri=uri,
             backend=self.backend.name,
@@ -248,6 +260,38 @@ class ArtifactStore:
             return remove_files(self.root, expired(self.root, self.retention))
         except OSError:
             return []
+
+    def prune_soon(self) -> None:
+        """Apply the retention on a background thread, off the run's path.
+
+        Coalesced: one walk at a time, at most one more queued behind it, and at most one walk
+        per PRUNE_INTERVAL_S, so a burst of runs costs one walk, not one per artifact. Files
+        younger than the grace period are never pruned, so the delay cannot remove a file a run
+        still needs."""
+        if not self.retention.limited or not isinstance(self.backend, LocalBackend):
+            return
+        with self._prune_lock:
+            self._prune_wanted = True
+            if self._pruner is None:
+                self._pruner = threading.Thread(target=self._prune_loop, name="nl2sql-prune", daemon=True)
+                self._pruner.start()
+
+    def _prune_loop(self) -> None:
+        while True:
+            with self._prune_lock:
+                if not self._prune_wanted:
+                    self._pruner = None
+                    return
+                self._prune_wanted = False
+            self.prune()
+            time.sleep(PRUNE_INTERVAL_S)
+
+    def wait_pruned(self, timeout_s: float = 10.0) -> None:
+        """Wait for a background prune in progress (or queued) to end (a closing session)."""
+        with self._prune_lock:
+            pruner = self._pruner
+        if pruner is not None:
+            pruner.join(timeout_s)
 
     def read(self, ref: ArtifactRef, *, verify: bool = False) -> pa.Table:
         """Read an artifact back; with `verify`, raise ValueError if its data changed."""

@@ -102,14 +102,17 @@ def write_artifact(
     """Write `frame` as the sub-query's artifact, filling every path placeholder.
 
     A failed write (disk full, read-only folder) is this sub-query's ARTIFACT_WRITE_FAILED, so
-    the other sub-queries finish and keep their results.
+    the other sub-queries finish and keep their results. The table also stays in the run's
+    memory (`ctx.results`, by URI): the aggregator and the result read it without a re-read.
     """
     try:
         artifact = ctx.artifacts.write(
             frame.table, tenant_id=tenant_id, request_id=request_id, sub_query_id=sub_query_id,
             truncated=frame.truncated, subgraph_name=subgraph_name,
-            dag_node_id=scan_node_id(sub_query_id), schema_version=schema_version,
+            dag_node_id=scan_node_id(sub_query_id), schema_version=schema_version, prune=False,
         )
+        ctx.artifacts.prune_soon()
     except Exception as exc:  # noqa: BLE001 - reported as a value
         return None, crash(node, ErrorCode.ARTIFACT_WRITE_FAILED, exc, sub_query_id=sub_query_id, **tag)
+    ctx.results[artifact.uri] = frame.table  # the rest of the run reads it here, not from disk
     return artifact, None

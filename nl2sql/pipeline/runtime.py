@@ -2,17 +2,20 @@
 
 The graph streams on a worker thread while the caller waits at most `timeout_s`: when the
 timeout fires the run's token is cancelled (the worker stops before its next node) and the
-caller gets PIPELINE_TIMEOUT at once, not when the graph finishes. Before the graph starts, the
+caller gets PIPELINE_TIMEOUT at once, not when the graph finishes. The worker comes from the
+Session's long-lived pool (`RunPool`): starting a thread per run costs more than a cheap run. Before the graph starts, the
 run.before hooks may rewrite the question or deny the run, and the run's context is narrowed to
 what the user may read (RBAC). `initial` carries the entrypoint's other fields: pinned, approvals.
 """
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from nl2sql.context import CancelToken, NL2SQLContext
@@ -44,13 +47,46 @@ from nl2sql.security.rbac import UserContext
 
 
 class RunOutcome:
-    """What a run leaves: the final state, the trace and timings (QueryResult wraps it)."""
+    """What a run leaves: the final state, the trace and timings (QueryResult wraps it).
 
-    def __init__(self, state: GraphState, tree: StateTree, final_node: int, seconds: float):
+    `tables` holds the run's results in memory, keyed by artifact URI: the artifacts are on
+    disk for the record, and whoever reads this run's results takes them from here first."""
+
+    def __init__(self, state: GraphState, tree: StateTree, final_node: int, seconds: float,
+                 tables: dict[str, Any] | None = None):
         self.state = state
         self.tree = tree
         self.final_node = final_node
         self.seconds = seconds
+        self.tables: dict[str, Any] = tables if tables is not None else {}
+
+
+#: Upper bound on runs in flight in one Session; more wait for a free worker (their deadline runs).
+MAX_CONCURRENT_RUNS = 64
+
+
+class RunPool:
+    """The Session's long-lived run workers: idle threads are reused, one is added only when
+    every worker is busy (concurrent runs, or a timed-out run still winding down)."""
+
+    def __init__(self, max_workers: int = MAX_CONCURRENT_RUNS):
+        self._max = max_workers
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[[], None]) -> Future[None]:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._max, thread_name_prefix="nl2sql-run")
+            # Each run starts from an empty context, as on a new thread: nothing leaks between runs.
+            return self._pool.submit(contextvars.Context().run, fn)
+
+    def close(self) -> None:
+        """Stop accepting runs; queued ones are dropped, running ones finish on their own."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_with_graph(
@@ -66,13 +102,15 @@ def run_with_graph(
     cancel_token: CancelToken | None = None,
     callbacks: list[Any] | None = None,
     resume: tuple[str | None, dict[str, Any]] | None = None,
+    pool: RunPool | None = None,
 ) -> RunOutcome:
     """Run the compiled graph once; never raises for a pipeline failure (it is in the state).
 
     `callbacks` (LangChain callback handlers, e.g. a LangSmith tracer) go into the graph's config,
     so they see every node and subgraph of the run as chain starts and ends. `resume` is
     (node name, state) from `resume_point`: the run starts from that state as if that node had
-    just returned it (a graph built with a checkpointer), under a new trace id."""
+    just returned it (a graph built with a checkpointer), under a new trace id. `pool` runs the
+    graph on a reused worker (without one, on a thread of its own)."""
     limit = timeout_s if timeout_s is not None else ctx.settings.pipeline_timeout_s
     started = time.perf_counter()
     user = user_context or UserContext()
@@ -93,7 +131,7 @@ def run_with_graph(
     tree = StateTree(start, reducers_of(GraphState), reducers_of(SubgraphExecutionState))
     if refusal is not None:  # run.before denied the run (or broke): no node runs
         refused = state.model_copy(update={"errors": [refusal]})
-        return RunOutcome(refused, tree, tree.root, time.perf_counter() - started)
+        return RunOutcome(refused, tree, tree.root, time.perf_counter() - started, run_ctx.results)
     recorder = TraceRecorder(tree, frozenset({SQL_AGENT}), routing_order=scan_routing_order)
     box: dict[str, Any] = {"values": start, "error": None}
     config = {"callbacks": list(callbacks)} if callbacks else None
@@ -108,20 +146,35 @@ def run_with_graph(
         except BaseException as exc:  # reported as a value below, never lost
             box["error"] = exc
 
-    worker = threading.Thread(target=work, name=f"nl2sql-run-{state.trace_id[:8]}", daemon=True)
-    worker.start()
-    worker.join(limit)
+    finished = _run_until(work, limit, pool, state.trace_id)
     extra: list[PipelineError] = []
-    if worker.is_alive():
+    if not finished:
         run_ctx.cancel_token.cancel("timeout")
         extra.append(_runtime_error(ErrorCode.PIPELINE_TIMEOUT, f"the run did not finish within {limit:g}s"))
     elif box["error"] is not None:
         extra.append(_from_exception(box["error"]))
     # A timed-out worker may still be recording: read its cursor without settling branches.
-    final_node = recorder.current if worker.is_alive() else recorder.finish()
+    final_node = recorder.finish() if finished else recorder.current
     values = dict(box["values"])
     values["errors"] = list(values.get("errors") or []) + extra
-    return RunOutcome(GraphState.model_validate(values), tree, final_node, time.perf_counter() - started)
+    return RunOutcome(GraphState.model_validate(values), tree, final_node, time.perf_counter() - started,
+                      run_ctx.results)
+
+
+def _run_until(work: Callable[[], None], limit: float, pool: RunPool | None, trace_id: str) -> bool:
+    """Run `work` on a worker and wait at most `limit` seconds; True when it finished."""
+    if pool is None:
+        worker = threading.Thread(target=work, name=f"nl2sql-run-{trace_id[:8]}", daemon=True)
+        worker.start()
+        worker.join(limit)
+        return not worker.is_alive()
+    future = pool.submit(work)
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    if done.wait(limit):
+        return True
+    future.cancel()  # still queued behind busy workers: it never starts (its token is cancelled too)
+    return False
 
 
 def _stream(graph: Any, start: dict[str, Any], config: dict[str, Any] | None, run_ctx: NL2SQLContext,

@@ -90,3 +90,28 @@ def test_a_post_op_on_a_capped_standalone_result_keeps_the_capped_flag():
     out = run([group("solo", "standalone", "l")], {"l": LEFT}, ops=ops, truncated={"l": True})
     assert out.errors == [] and out.warnings == []
     assert out.truncated == {"post:top": True}
+
+
+def test_combines_on_one_pool_see_only_their_own_tables():
+    import pyarrow as pa
+
+    from nl2sql.aggregation.duck import DuckPool, DuckSession
+    from nl2sql.aggregation.engine import run_combine  # noqa: F401 - the pool's user
+
+    pool = DuckPool()
+    try:
+        first, second = DuckSession(pool), DuckSession(pool)
+        name = first.register(pa.table({"x": [1, 2]}))
+        other = second.register(pa.table({"x": [7]}))
+        assert name.name == other.name  # the same generated name on two cursors
+        from sqlglot import exp
+
+        query = exp.select("x").from_(name)
+        assert first.query(query).column("x").to_pylist() == [1, 2]
+        assert second.query(query).column("x").to_pylist() == [7]
+        first.close()
+        assert second.query(query).column("x").to_pylist() == [7]  # closing one keeps the other
+        second.close()
+        assert pool.opened == 1
+    finally:
+        pool.close()

@@ -47,3 +47,47 @@ def test_worker_processes_give_the_same_records_in_question_order(tiny_spider):
     items = load_questions(questions)
     records = run_benchmark(items, databases, workers=2)
     assert [r.id for r in records] == ["tiny-0", "q1"] and all(r.correct for r in records)
+
+
+def _two_databases(tiny_spider):
+    """The tiny questions over two copies of the database, interleaved: shelf, other, shelf, …"""
+    import shutil
+
+    questions, databases = tiny_spider
+    other = databases / "other"
+    other.mkdir()
+    shutil.copy(databases / "shelf" / "shelf.sqlite", other / "other.sqlite")
+    items = load_questions(questions)
+    mixed = []
+    for n, q in enumerate(items * 2):
+        db = "other" if n % 2 else "shelf"
+        mixed.append(q.model_copy(update={"id": f"{db}-{n}", "db_id": db}))
+    return mixed, databases
+
+
+def test_two_workers_keep_each_database_on_one_worker_and_the_question_order(tiny_spider):
+    from nl2sql.eval.runner import by_database
+
+    items, databases = _two_databases(tiny_spider)
+    assert sorted(map(sorted, by_database(items))) == [[0, 2], [1, 3]]
+    records = run_benchmark(items, databases, workers=2)
+    assert [r.id for r in records] == [q.id for q in items]
+    assert all(r.correct for r in records)
+
+
+def test_a_new_session_is_warmed_up_before_its_first_timed_question(tiny_spider, monkeypatch):
+    from nl2sql.eval.runner import WARMUP_TIMEOUT_S, Worker
+    from nl2sql.session import Session
+
+    questions, databases = tiny_spider
+    items = load_questions(questions)
+    timeouts = []
+    ask = Session.ask
+    monkeypatch.setattr(Session, "ask", lambda self, q, **kw: timeouts.append(kw["timeout_s"]) or ask(self, q, **kw))
+    worker = Worker(databases, timeout_s=5.0)
+    try:
+        records = [worker.run(q) for q in items]
+    finally:
+        worker.close()
+    assert timeouts == [WARMUP_TIMEOUT_S, 5.0, 5.0]  # one untimed warm-up, then each question
+    assert all(r.correct for r in records)

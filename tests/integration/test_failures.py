@@ -7,6 +7,7 @@ API, with no patching of the code under test.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -227,7 +228,37 @@ def _two_standalone(demo_paths, tmp_path, **settings):
     return _connect(demo_paths, tmp_path, models={"decomposer": Scripted(response)}, settings=settings)
 
 
-def test_artifact_removed_mid_run_fails_only_its_group(demo_paths, tmp_path):
+class _Forgetful(dict):
+    """A run's in-memory results that never hold the tickets' table: the aggregator must read
+    that artifact from its file."""
+
+    def __setitem__(self, uri, table):
+        if "sq_tickets" not in uri:
+            super().__setitem__(uri, table)
+
+
+def test_artifact_removed_mid_run_is_not_needed_while_the_run_holds_it(demo_paths, tmp_path):
+    session = _two_standalone(demo_paths, tmp_path)
+    removed = []
+
+    def remove_crm_artifact(event):
+        if event == {"event": "start", "node": "aggregator"}:
+            for path in Path(tmp_path / "p" / "artifacts").rglob("sq_tickets*.parquet"):
+                os.remove(path)
+                removed.append(path)
+
+    result = session.ask("orders and tickets", on_event=remove_crm_artifact)
+    assert removed
+    assert result.status == "success"  # the run handed its tables over in memory
+    assert sorted(result.tables) == ["combine:sq_orders", "combine:sq_tickets"]
+
+
+def test_artifact_removed_mid_run_fails_only_its_group(demo_paths, tmp_path, monkeypatch):
+    from nl2sql.context import NL2SQLContext
+
+    for_run = NL2SQLContext.for_run
+    monkeypatch.setattr(NL2SQLContext, "for_run", lambda self, *a, **k: dataclasses.replace(
+        for_run(self, *a, **k), results=_Forgetful()))
     session = _two_standalone(demo_paths, tmp_path)
     removed = []
 

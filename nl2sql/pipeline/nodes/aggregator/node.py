@@ -10,6 +10,7 @@ from nl2sql.aggregation import run_combine
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, crash
 from nl2sql.execution.artifacts import combined_version
+from nl2sql.execution.models import ArtifactRef
 from nl2sql.names import AGGREGATOR
 from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
 from nl2sql.pipeline.nodes.common import reasoning
@@ -25,26 +26,35 @@ def _schema_version(ctx: NL2SQLContext, state: GraphState) -> str:
     return combined_version([ctx.schemas.get(ds).fingerprint for ds in sources])
 
 
+def _written(ctx: NL2SQLContext, table: Any, **where: Any) -> ArtifactRef:
+    """Write a combined result as an artifact and keep it in the run's memory (by URI)."""
+    ref = ctx.artifacts.write(table, prune=False, **where)
+    ctx.artifacts.prune_soon()
+    ctx.results[ref.uri] = table
+    return ref
+
+
 class AggregatorNode:
     def __call__(self, state: GraphState, runtime: Runtime[NL2SQLContext]) -> dict[str, Any]:
         ctx = runtime.context
         dag = state.execution_dag
         inputs, unreadable = {}, []
         for sq_id, ref in state.artifact_refs.items():
-            try:
-                inputs[sq_id] = ctx.artifacts.read(ref)
+            try:  # in memory when this run wrote it; from the file otherwise (a re-run)
+                inputs[sq_id] = ctx.table_of(ref)
             except Exception as exc:  # e.g. the file was removed: only the groups needing it fail
                 unreadable.append(reasoning(NODE, f"artifact of {sq_id} unreadable: {type(exc).__name__}"))
         truncated = {sq_id: ref.truncated for sq_id, ref in state.artifact_refs.items()}
         try:
             outcome = run_combine(required(dag, "execution DAG"),
-                                  required(state.decomposer_response, "decomposition"), inputs, truncated)
+                                  required(state.decomposer_response, "decomposition"), inputs, truncated,
+                                  pool=ctx.combiner)
             results = {}
             for node_id, table in outcome.results.items():
                 # A standalone result is its scan's own table: reuse that artifact as it is.
                 same = next((sq for sq, t in inputs.items() if t is table), None)
-                results[node_id] = state.artifact_refs[same] if same else ctx.artifacts.write(
-                    table,
+                results[node_id] = state.artifact_refs[same] if same else _written(
+                    ctx, table,
                     tenant_id=state.user_context.tenant_id,
                     request_id=state.trace_id,
                     sub_query_id=node_id.replace(":", "_"),

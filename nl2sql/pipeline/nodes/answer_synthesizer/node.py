@@ -25,7 +25,7 @@ class AnswerSynthesizerNode:
         # a terminal result that is one sub-query's own artifact carries that sub-query's plan
         by_ref = {o.artifact.uri: o for o in state.subgraph_outputs.values() if o.artifact}
         for node_id, ref in aggregated.terminal_results.items():
-            table = ctx.artifacts.read(ref)
+            table = ctx.table_of(ref)  # in memory: this run just made it
             source = by_ref.get(ref.uri)
             head = table.slice(0, ctx.settings.answer_preview_rows).to_pylist()
             previews.append(
