@@ -256,6 +256,25 @@ def snapshot_with_statistics(adapter: Any, tables: Sequence[Table], run: Run) ->
                           description=adapter.description)
 
 
+def resampled(snapshot: SchemaSnapshot, columns: Sequence[tuple[str, str]], run: Run,
+              dialect: str, sample_values: int) -> SchemaSnapshot:
+    """`snapshot` with the statistics of `columns` ((table key, column name)) taken again."""
+    wanted: dict[str, set[str]] = {}
+    for table_key, column in columns:
+        wanted.setdefault(table_key, set()).add(column)
+    tables = []
+    for table in snapshot.tables:
+        names = wanted.get(table.key)
+        if names:
+            redo = [c for c in table.columns if c.name in names]
+            fresh = {c.name: c for c in with_statistics(
+                table_expr_from_key(table.key), redo, run, dialect, sample_values,
+                StatsBudget.for_table(table))}
+            table = table.model_copy(update={"columns": [fresh.get(c.name, c) for c in table.columns]})
+        tables.append(table)
+    return snapshot.model_copy(update={"tables": tables})
+
+
 def bounded_lookup(run: Callable[..., list[Any]], table_key: str, column: str, needle: str, limit: int,
                    dialect: str, timeout_s: float) -> list[str]:
     """Existing values of a column that equal or contain `needle` (case-insensitive).
