@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from nl2sql.execution.artifacts import ArtifactStore
     from nl2sql.governance.services import Governance
     from nl2sql.reasoning.registry import ModelRegistry
-    from nl2sql.retrieval.store import VectorStore
+    from nl2sql.retrieval.exact import Search
     from nl2sql.schema.store import SchemaSource
     from nl2sql.settings import Settings
 
@@ -50,7 +50,7 @@ class NL2SQLContext:
     schemas: SchemaSource
     models: ModelRegistry
     artifacts: ArtifactStore
-    vector_store_factory: Callable[[CircuitBreaker], VectorStore] | None = None
+    vector_store_factory: Callable[[CircuitBreaker], Search] | None = None
     # VECTOR_BREAKER: shared by every run of the session; guards opening and every call.
     vector_breaker: CircuitBreaker = field(default_factory=lambda: CircuitBreaker("VECTOR_BREAKER"))
     descriptions: Mapping[str, str] = field(default_factory=dict)
@@ -59,7 +59,7 @@ class NL2SQLContext:
     deadline: float | None = None  # time.monotonic() by which this run must end
     governance: Governance | None = None  # policies, hooks, curated answers (None: none at all)
     # Shared by every per-run copy, so the store is created once per session.
-    _vector_box: list[VectorStore | None] = field(default_factory=lambda: [None], repr=False)
+    _vector_box: list[Search | None] = field(default_factory=lambda: [None], repr=False)
     _vector_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -79,7 +79,7 @@ class NL2SQLContext:
         )
 
     @property
-    def vector_store(self) -> VectorStore | None:
+    def vector_store(self) -> Search | None:
         """The vector store, created on first use (chromadb is slow to import).
 
         Raises VectorStoreError when it cannot be opened, at once (CircuitOpenError) once the
