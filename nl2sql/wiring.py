@@ -120,7 +120,7 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
             # Created on first use only: by the resolver when several sources are registered, by
             # the schema retriever when a schema is large.
             return _open_vector_store(folder / "chroma", breaker, adapters, schemas, descriptions,
-                                      redact)
+                                      redact, exact_max=settings.exact_search_max_tables)
 
         return NL2SQLContext(
             settings=settings,
@@ -176,18 +176,19 @@ def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModel
 
 def _open_vector_store(path: Path, breaker: CircuitBreaker, adapters: Mapping[str, Any],
                        schemas: SchemaStore, descriptions: Mapping[str, str],
-                       redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None) -> Search:
+                       redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None, *,
+                       exact_max: int = 0) -> Search:
     """Every datasource and its tables indexed for search: in memory (`ExactSearch`, no chromadb
-    import) up to `EXACT_SEARCH_MAX_TABLES` tables in all, else the persisted chromadb store
+    import) up to `exact_max` tables in all, else the persisted chromadb store
     (idempotent). Sample values of denied columns are never indexed (the store is a file anyone
     with it can read, and one index serves every user)."""
     from nl2sql.retrieval.documents import DatasourceDoc
-    from nl2sql.retrieval.exact import EXACT_SEARCH_MAX_TABLES, ExactSearch
+    from nl2sql.retrieval.exact import ExactSearch
 
     snapshots = {sid: schemas.get(sid) for sid in adapters}
     snapshots = {sid: redact(s) if redact is not None else s for sid, s in snapshots.items()}
     store: ExactSearch | VectorStore
-    if sum(len(s.tables) for s in snapshots.values()) <= EXACT_SEARCH_MAX_TABLES:
+    if sum(len(s.tables) for s in snapshots.values()) <= exact_max:
         store = ExactSearch()
     else:
         from nl2sql.retrieval.store import VectorStore

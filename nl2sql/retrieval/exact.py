@@ -1,7 +1,7 @@
 """ExactSearch: the vector store's two searches, computed in memory without chromadb.
 
 chromadb costs seconds to import (most of a first answer in a fresh process) and its index pays
-off only for many documents. Below `EXACT_SEARCH_MAX_TABLES` tables in all, the same embedding
+off only for many documents. Up to `Settings.exact_search_max_tables` tables in all, the same embedding
 (`HashingEmbedding`, cheap to compute) over the same documents (`retrieval.documents`) is scored
 by one matrix product: exact cosine similarities, and the same blend of a datasource's own
 document with its best table as `VectorStore.search_datasources`, so rankings agree with it.
@@ -17,9 +17,6 @@ import numpy as np
 from nl2sql.retrieval.documents import DatasourceDoc, datasource_text, table_text
 from nl2sql.retrieval.embeddings import HashingEmbedding
 from nl2sql.schema.models import SchemaSnapshot
-
-#: Above this many tables (over every datasource) the persisted chromadb store is used instead.
-EXACT_SEARCH_MAX_TABLES = 2000
 
 
 class Search(Protocol):
