@@ -184,3 +184,18 @@ def test_several_small_sources_resolve_without_chromadb(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "['crm'] False"
+
+
+def test_a_fingerprint_is_computed_once_per_snapshot_object(monkeypatch):
+    """Asked several times per run; hashing hundreds of tables each time was a warm-path cost."""
+    from nl2sql.schema.models import Column, SchemaSnapshot, Table
+
+    calls = []
+    original = SchemaSnapshot._structure_hash
+    monkeypatch.setattr(SchemaSnapshot, "_structure_hash",
+                        lambda self: calls.append(1) or original(self))
+    snapshot = SchemaSnapshot(datasource_id="a", dialect="sqlite",
+                              tables=[Table(name="t", columns=[Column(name="x", type="INTEGER")])])
+    assert len({snapshot.fingerprint for _ in range(5)}) == 1 and len(calls) == 1
+    changed = snapshot.model_copy(update={"tables": [Table(name="u", columns=[])]})
+    assert changed.fingerprint != snapshot.fingerprint and len(calls) == 2
