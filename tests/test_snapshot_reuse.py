@@ -199,3 +199,42 @@ def test_a_fingerprint_is_computed_once_per_snapshot_object(monkeypatch):
     assert len({snapshot.fingerprint for _ in range(5)}) == 1 and len(calls) == 1
     changed = snapshot.model_copy(update={"tables": [Table(name="u", columns=[])]})
     assert changed.fingerprint != snapshot.fingerprint and len(calls) == 2
+
+
+def test_postgres_snapshot_is_reused_until_its_columns_change(tmp_path, monkeypatch):
+    """A server's fingerprint is its catalog: reused while unchanged, re-read after ALTER TABLE."""
+    import os
+    import uuid
+
+    import sqlalchemy as sa
+
+    from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
+
+    base = os.environ.get("NL2SQL_TEST_POSTGRES_URL")
+    if not base:
+        pytest.skip("NL2SQL_TEST_POSTGRES_URL not set")
+    schema = f"reuse_{uuid.uuid4().hex[:10]}"  # its own schema: other tests' tables do not count
+    admin = sa.create_engine(base)
+    with admin.begin() as con:
+        con.exec_driver_sql(f"CREATE SCHEMA {schema}")
+        con.exec_driver_sql(f"CREATE TABLE {schema}.items (item_id INTEGER PRIMARY KEY, label TEXT)")
+        con.exec_driver_sql(f"INSERT INTO {schema}.items VALUES (1, 'a'), (2, 'b')")
+    calls: list[str] = []
+    original = SQLAlchemyAdapter.fetch_schema
+    monkeypatch.setattr(SQLAlchemyAdapter, "fetch_schema",
+                        lambda self: calls.append(self.id) or original(self))
+    url = f"{base}?options=-csearch_path%3D{schema}"
+    try:
+        for _ in range(2):
+            with _connect(url, tmp_path / "p") as session:
+                assert _columns(session) == ["items.item_id", "items.label"]
+        assert calls == ["db"]
+        with admin.begin() as con:
+            con.exec_driver_sql(f"ALTER TABLE {schema}.items ADD COLUMN price NUMERIC")
+        with _connect(url, tmp_path / "p") as session:
+            assert "items.price" in _columns(session)
+        assert calls == ["db", "db"]
+    finally:
+        with admin.begin() as con:
+            con.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+        admin.dispose()
