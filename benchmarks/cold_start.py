@@ -26,7 +26,7 @@ from pathlib import Path
 QUESTION = "How many orders were placed in 2024?"
 
 
-def _ask(cwd: Path) -> list[str]:
+def _ask() -> list[str]:
     return [sys.executable, "-m", "nl2sql.cli.main", "ask", QUESTION]
 
 
@@ -47,15 +47,15 @@ def main() -> None:
     warm, fresh = work / "warm", work / "fresh"
     warm.mkdir()
     try:
-        _timed(_ask(warm), warm)  # builds the demo data once and leaves the snapshots
+        _timed(_ask(), warm)  # builds the demo data once and leaves the snapshots
         times: dict[str, list[float]] = {"import pandas": [], "ask, snapshots reused": [],
                                          "ask, fresh project": []}
         for _ in range(args.repeats):
             times["import pandas"].append(_timed([sys.executable, "-c", "import pandas"], work))
-            times["ask, snapshots reused"].append(_timed(_ask(warm), warm))
+            times["ask, snapshots reused"].append(_timed(_ask(), warm))
             shutil.rmtree(fresh, ignore_errors=True)
             fresh.mkdir()
-            times["ask, fresh project"].append(_timed(_ask(fresh), fresh))
+            times["ask, fresh project"].append(_timed(_ask(), fresh))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     base = statistics.median(times["import pandas"])
