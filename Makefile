@@ -30,6 +30,8 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/pipeline_overhead.py
+	$(BIN)/python benchmarks/cold_start.py
+	$(BIN)/python benchmarks/schema_scale.py
 	$(BIN)/python benchmarks/soak.py --runs 1000
 	$(BIN)/python benchmarks/warm_ask.py
 	$(BIN)/python benchmarks/aggregator.py

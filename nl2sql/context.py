@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from nl2sql.execution.models import ArtifactRef
     from nl2sql.governance.services import Governance
     from nl2sql.reasoning.registry import ModelRegistry
-    from nl2sql.retrieval.store import VectorStore
+    from nl2sql.retrieval.exact import Search
     from nl2sql.schema.store import SchemaSource
     from nl2sql.settings import Settings
 
@@ -52,7 +52,7 @@ class NL2SQLContext:
     schemas: SchemaSource
     models: ModelRegistry
     artifacts: ArtifactStore
-    vector_store_factory: Callable[[CircuitBreaker], VectorStore] | None = None
+    vector_store_factory: Callable[[CircuitBreaker], Search] | None = None
     # VECTOR_BREAKER: shared by every run of the session; guards opening and every call.
     vector_breaker: CircuitBreaker = field(default_factory=lambda: CircuitBreaker("VECTOR_BREAKER"))
     descriptions: Mapping[str, str] = field(default_factory=dict)
@@ -64,7 +64,7 @@ class NL2SQLContext:
     # instead of re-reading the Parquet files just written (each run gets its own, in for_run).
     results: dict[str, Any] = field(default_factory=dict, repr=False)
     # Shared by every per-run copy, so the store is created once per session.
-    _vector_box: list[VectorStore | None] = field(default_factory=lambda: [None], repr=False)
+    _vector_box: list[Search | None] = field(default_factory=lambda: [None], repr=False)
     _vector_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # The session's DuckDB for combining results, shared by every per-run copy like the store.
     _combiner_box: list[DuckPool | None] = field(default_factory=lambda: [None], repr=False)
@@ -88,7 +88,7 @@ class NL2SQLContext:
         )
 
     @property
-    def vector_store(self) -> VectorStore | None:
+    def vector_store(self) -> Search | None:
         """The vector store, created on first use (chromadb is slow to import).
 
         Raises VectorStoreError when it cannot be opened, at once (CircuitOpenError) once the

@@ -102,6 +102,17 @@ class Session:
             raise ConfigError(f"unknown datasource {datasource!r}; known: {', '.join(self.datasources)}")
         return self.governance.access_for(self.user).filter(self.context.schemas.get(datasource))
 
+    def refresh(self, datasource: str | None = None) -> None:
+        """Introspect `datasource` (every one when None) again at its next use.
+
+        Snapshots are reused across processes while a source's catalog fingerprint is unchanged;
+        a server's fingerprint covers its tables and columns, not its rows, so new values (or a
+        changed description) need this.
+        """
+        if datasource is not None and datasource not in self.context.datasources:
+            raise ConfigError(f"unknown datasource {datasource!r}; known: {', '.join(self.datasources)}")
+        self.context.schemas.refresh(datasource)
+
     def graph(self, execute: bool = True, *, resumable: bool = False) -> Any:
         """The compiled graph; with curated answers configured, the curated matcher leads it.
         A resumable one has an in-memory checkpointer (one thread per re-run, deleted after)."""

@@ -55,6 +55,10 @@ class Settings(BaseSettings):
     retrieval_min_tables: int = Field(
         12, ge=1, description="schemas with at most this many tables skip table retrieval"
     )
+    exact_search_max_tables: int = Field(
+        2000, ge=0, description="up to this many tables (all sources together) are searched in "
+        "memory; more use the persisted chromadb store (slow to import, pays off when large)"
+    )
     artifact_path_template: str = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
     artifact_retention: int = Field(
         1000, ge=0, description="result artifacts kept (the newest); 0 keeps every one"

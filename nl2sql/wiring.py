@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from nl2sql.execution.retention import Retention
     from nl2sql.governance.services import Governance
     from nl2sql.retrieval.breaker import CircuitBreaker
+    from nl2sql.retrieval.exact import Search
     from nl2sql.retrieval.store import VectorStore
     from nl2sql.schema.models import SchemaSnapshot
 
@@ -121,11 +122,11 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
         redact = governance.redact_samples if governance is not None else None
         schemas = SchemaStore(adapters, folder / "snapshots", redact=redact)
 
-        def open_vector_store(breaker: CircuitBreaker) -> VectorStore:
+        def open_vector_store(breaker: CircuitBreaker) -> Search:
             # Created on first use only: by the resolver when several sources are registered, by
             # the schema retriever when a schema is large.
             return _open_vector_store(folder / "chroma", breaker, adapters, schemas, descriptions,
-                                      redact)
+                                      redact, exact_max=settings.exact_search_max_tables)
 
         return NL2SQLContext(
             settings=settings,
@@ -191,17 +192,26 @@ def _model_specs(file_models: Mapping[str, Any], explicit: Any) -> ResolvedModel
 
 def _open_vector_store(path: Path, breaker: CircuitBreaker, adapters: Mapping[str, Any],
                        schemas: SchemaStore, descriptions: Mapping[str, str],
-                       redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None) -> VectorStore:
-    """The chromadb store with every datasource and its tables indexed (idempotent); sample
-    values of denied columns are never indexed (the store is a file anyone with it can read)."""
+                       redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None, *,
+                       exact_max: int = 0) -> Search:
+    """Every datasource and its tables indexed for search: in memory (`ExactSearch`, no chromadb
+    import) up to `exact_max` tables in all, else the persisted chromadb store
+    (idempotent). Sample values of denied columns are never indexed (the store is a file anyone
+    with it can read, and one index serves every user)."""
     from nl2sql.retrieval.documents import DatasourceDoc
-    from nl2sql.retrieval.store import VectorStore
+    from nl2sql.retrieval.exact import ExactSearch
 
-    store = VectorStore(path, breaker=breaker)
+    snapshots = {sid: schemas.get(sid) for sid in adapters}
+    snapshots = {sid: redact(s) if redact is not None else s for sid, s in snapshots.items()}
+    store: ExactSearch | VectorStore
+    if sum(len(s.tables) for s in snapshots.values()) <= exact_max:
+        store = ExactSearch()
+    else:
+        from nl2sql.retrieval.store import VectorStore
+
+        store = VectorStore(path, breaker=breaker)
     docs = []
-    for sid in adapters:
-        snapshot = schemas.get(sid)
-        snapshot = redact(snapshot) if redact is not None else snapshot
+    for sid, snapshot in snapshots.items():
         store.index_tables(sid, snapshot)
         summaries = [t.description or t.key.replace("_", " ") for t in snapshot.tables]
         docs.append(DatasourceDoc(id=sid, description=descriptions.get(sid, ""), table_summaries=summaries))

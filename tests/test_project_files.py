@@ -87,6 +87,7 @@ def _config(tmp_path: Path, extra: str = "") -> Path:
     path.write_text(
         f'[sources.people]\npath = "{_db(tmp_path)}"\n'
         f'[settings]\nproject_dir = "{tmp_path / "proj"}"\nretrieval_min_tables = 1\n'
+        "exact_search_max_tables = 0\n"  # the chromadb store, a file too
         "[policies.roles.analyst.datasources.people]\n"
         'tables = "*"\ncolumns = { customers = ["customer_id", "name"] }\n'
         "[policies.roles.admin.datasources]\npeople = \"*\"\n" + extra

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from nl2sql.datasources.arrow_util import read_capped
 from nl2sql.datasources.base import ResultError, ResultFrame
-from nl2sql.datasources.duckdb_catalog import read_catalog
+from nl2sql.datasources.duckdb_catalog import catalog_fingerprint, read_catalog
 from nl2sql.datasources.sql_adapter import SQLAdapter
 from nl2sql.datasources.watchdog import WATCHDOG
 from nl2sql.errors import ConfigError, safe_one_line
@@ -127,6 +127,10 @@ class DuckDBAdapter(SQLAdapter):
         """Tables and views with columns, keys, row estimates, distinct counts and samples."""
         tables = read_catalog(self._rows)
         return self._snapshot(tables)
+
+    def catalog_fingerprint(self) -> str:
+        """The file's size and modification time and its columns' names and types."""
+        return catalog_fingerprint(self._rows, self.path)
 
     def close(self) -> None:
         """Close the connection; later calls fail with a non-retryable ResultError.

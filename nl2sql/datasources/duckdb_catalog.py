@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from nl2sql.datasources.fingerprint import file_states, rows_digest
 from nl2sql.datasources.introspection import normalize_type
 from nl2sql.schema.models import Column, ForeignKey, Table
 
@@ -41,6 +43,17 @@ WHERE database_name = current_database()
   AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')
 ORDER BY schema_name, table_name, constraint_index
 """
+_SHAPE = """
+SELECT schema_name, table_name, column_name, data_type
+FROM duckdb_columns()
+WHERE database_name = current_database() AND NOT internal
+ORDER BY schema_name, table_name, column_index
+"""
+
+
+def catalog_fingerprint(run: Run, path: Path) -> str:
+    """The file's size and modification time and every column's name and type (one query)."""
+    return rows_digest(run(_SHAPE), file_states([path, path.with_name(path.name + ".wal")]))
 
 
 def read_catalog(run: Run) -> list[Table]:

@@ -11,10 +11,12 @@ statistics query also ends by the deadline of the run that asked for the schema.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
@@ -123,12 +125,6 @@ def _is_sampled(column: Column) -> bool:
     return column.is_text or column.type.startswith("ENUM")
 
 
-def _is_integer(column: Column) -> bool:
-    # integer columns get MIN/MAX: the range relationship inference checks keys against
-    t = column.type
-    return "INT" in t and "INTERVAL" not in t and "POINT" not in t
-
-
 def _is_scalar(column: Column) -> bool:
     t = column.type
     if any(marker in t for marker in ("[]", "STRUCT", "MAP", "UNION", "LIST")):
@@ -141,9 +137,111 @@ def _population(table: exp.Table, columns: Sequence[str]) -> exp.Subquery:
     return inner.subquery("population")
 
 
+def _is_integer(column: Column) -> bool:
+    # integer columns get MIN/MAX: the range relationship inference checks keys against
+    t = column.type
+    return "INT" in t and "INTERVAL" not in t and "POINT" not in t
+
+
+# The statistics queries have one shape per dialect: built with sqlglot once, over placeholder
+# names, then filled in per table by quoting names the way that dialect's generator does (sqlglot
+# building them per table was half of introspecting a large schema). A dialect whose generator
+# reshapes them per column (T-SQL's TOP adds aliases) fails the probe and keeps sqlglot per table.
+_PLACEHOLDER = "nl2sql_slot_{}_"
+_PROBE_TABLE = exp.table_('t"`]x', db="s b", quoted=True)
+_PROBE_COLUMNS = (Column(name='a"`]b', type="TEXT"), Column(name="n", type="INTEGER"))
+
+
+@dataclass(frozen=True)
+class _Templates:
+    """A dialect's statistics queries with slots: the identifier quoting, the stats query (with
+    slots for the projections, the population columns and the table), one projection of each
+    kind (slot for the column) and the top-values query (column and table)."""
+
+    open: str
+    close: str
+    escaped_close: str
+    slot: re.Pattern[str]  # a slot, quoted or not
+    stats: str
+    count: str
+    avg_length: str
+    minimum: str
+    maximum: str
+    top_values: str
+
+
+def _slot(name: str) -> str:
+    return _PLACEHOLDER.format(name)
+
+
+@functools.lru_cache(maxsize=64)
+def _templates(dialect: str, k: int) -> _Templates | None:
+    """The templates of `dialect`, or None when they would not give what sqlglot gives."""
+    quoted = exp.to_identifier(_slot("q"), quoted=True).sql(dialect)
+    open_, close = quoted.split(_slot("q"))
+    escaped = exp.to_identifier(close, quoted=True).sql(dialect)[len(open_):-len(close) or None]
+    column = exp.column(_slot("c"))
+    t = _Templates(
+        open_, close, escaped,
+        re.compile(f"{re.escape(open_)}?nl2sql_slot_(\\w+?)_{re.escape(close)}?"),
+        stats=exp.select(exp.column(_slot("p"))).from_(
+            _population(exp.table_(_slot("t")), [_slot("c")])).sql(dialect),
+        count=exp.Count(this=exp.Distinct(expressions=[column.copy()])).sql(dialect),
+        avg_length=exp.Avg(this=exp.Length(this=exp.cast(column.copy(), "TEXT"))).sql(dialect),
+        minimum=exp.Min(this=column.copy()).sql(dialect),
+        maximum=exp.Max(this=column.copy()).sql(dialect),
+        top_values=_top_values_expr(exp.table_(_slot("t")), _slot("c"), k).sql(dialect),
+    )
+    probe = _stats_from(t, _PROBE_TABLE, _PROBE_COLUMNS), _top_from(t, _PROBE_TABLE, 'a"`]b')
+    wanted = (_stats_expr(_PROBE_TABLE, _PROBE_COLUMNS).sql(dialect),
+              _top_values_expr(_PROBE_TABLE, 'a"`]b', k).sql(dialect))
+    return t if probe == wanted else None
+
+
+def _fill(t: _Templates, template: str, slots: dict[str, str]) -> str:
+    return t.slot.sub(lambda m: slots[m.group(1)], template)
+
+
+def _quote(t: _Templates, name: str) -> str:
+    return t.open + name.replace(t.close, t.escaped_close) + t.close
+
+
+def _table_sql(t: _Templates, table: exp.Table) -> str:
+    parts = [p.name for p in (table.args.get("catalog"), table.args.get("db")) if p is not None]
+    return ".".join(_quote(t, name) for name in [*parts, table.name])
+
+
+def _stats_from(t: _Templates, table: exp.Table, columns: Sequence[Column]) -> str:
+    projections: list[str] = []
+    for col in columns:
+        name = _quote(t, col.name)
+        projections.append(_fill(t, t.count, {"c": name}))
+        if _is_integer(col):
+            projections += [_fill(t, t.minimum, {"c": name}), _fill(t, t.maximum, {"c": name})]
+        if _is_sampled(col):
+            projections.append(_fill(t, t.avg_length, {"c": name}))
+    return _fill(t, t.stats, {"p": ", ".join(projections), "t": _table_sql(t, table),
+                              "c": ", ".join(_quote(t, c.name) for c in columns)})
+
+
+def _top_from(t: _Templates, table: exp.Table, column: str) -> str:
+    return _fill(t, t.top_values, {"t": _table_sql(t, table), "c": _quote(t, column)})
+
+
 def stats_sql(table: exp.Table, columns: Sequence[Column], dialect: str) -> str:
     """One query: COUNT(DISTINCT c) for every column, AVG(LENGTH(c)) for the sampled ones,
     MIN(c) and MAX(c) for the integer ones."""
+    t = _templates(dialect, 1)
+    return _stats_expr(table, columns).sql(dialect) if t is None else _stats_from(t, table, columns)
+
+
+def top_values_sql(table: exp.Table, column: str, k: int, dialect: str) -> str:
+    """The k most frequent non-null values of a column (ties broken by value)."""
+    t = _templates(dialect, k)
+    return _top_values_expr(table, column, k).sql(dialect) if t is None else _top_from(t, table, column)
+
+
+def _stats_expr(table: exp.Table, columns: Sequence[Column]) -> exp.Select:
     projections: list[exp.Expr] = []
     for col in columns:
         projections.append(exp.Count(this=exp.Distinct(expressions=[_ident(col.name)])))
@@ -152,15 +250,13 @@ def stats_sql(table: exp.Table, columns: Sequence[Column], dialect: str) -> str:
         if _is_sampled(col):
             text = exp.cast(_ident(col.name), "TEXT")
             projections.append(exp.Avg(this=exp.Length(this=text)))
-    query = exp.select(*projections).from_(_population(table, [c.name for c in columns]))
-    return query.sql(dialect)
+    return exp.select(*projections).from_(_population(table, [c.name for c in columns]))
 
 
-def top_values_sql(table: exp.Table, column: str, k: int, dialect: str) -> str:
-    """The k most frequent non-null values of a column (ties broken by value)."""
+def _top_values_expr(table: exp.Table, column: str, k: int) -> exp.Select:
     value = _ident(column)
     count = exp.Count(this=exp.Star())
-    query = (
+    return (
         exp.select(value)
         .from_(_population(table, [column]))
         .where(exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
@@ -168,7 +264,6 @@ def top_values_sql(table: exp.Table, column: str, k: int, dialect: str) -> str:
         .order_by(exp.Ordered(this=count, desc=True), value.copy())
         .limit(k)
     )
-    return query.sql(dialect)
 
 
 def lookup_values_sql(table: exp.Table, column: str, needle: str, limit: int, dialect: str) -> str:
@@ -239,14 +334,6 @@ def with_statistics(
     return [c.model_copy(update=updates[c.name]) if c.name in updates else c for c in columns]
 
 
-def _number(value: Any) -> float | None:
-    """A MIN/MAX result as a number; None for NULL or a stray non-numeric value (SQLite)."""
-    try:
-        return None if value is None else float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _samples(
     table: exp.Table, column: str, run: Run, dialect: str, k: int, budget: StatsBudget
 ) -> list[str]:
@@ -275,6 +362,25 @@ def snapshot_with_statistics(adapter: Any, tables: Sequence[Table], run: Run) ->
                           description=adapter.description)
 
 
+def resampled(snapshot: SchemaSnapshot, columns: Sequence[tuple[str, str]], run: Run,
+              dialect: str, sample_values: int) -> SchemaSnapshot:
+    """`snapshot` with the statistics of `columns` ((table key, column name)) taken again."""
+    wanted: dict[str, set[str]] = {}
+    for table_key, column in columns:
+        wanted.setdefault(table_key, set()).add(column)
+    tables = []
+    for table in snapshot.tables:
+        names = wanted.get(table.key)
+        if names:
+            redo = [c for c in table.columns if c.name in names]
+            fresh = {c.name: c for c in with_statistics(
+                table_expr_from_key(table.key), redo, run, dialect, sample_values,
+                StatsBudget.for_table(table))}
+            table = table.model_copy(update={"columns": [fresh.get(c.name, c) for c in table.columns]})
+        tables.append(table)
+    return snapshot.model_copy(update={"tables": tables})
+
+
 def bounded_lookup(run: Callable[..., list[Any]], table_key: str, column: str, needle: str, limit: int,
                    dialect: str, timeout_s: float) -> list[str]:
     """Existing values of a column that equal or contain `needle` (case-insensitive).
@@ -292,3 +398,11 @@ def bounded_lookup(run: Callable[..., list[Any]], table_key: str, column: str, n
             return []
         raise
     return [str(r[0]) for r in rows if r[0] is not None]
+
+
+def _number(value: Any) -> float | None:
+    """A MIN/MAX result as a number; None for NULL or a stray non-numeric value (SQLite)."""
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None

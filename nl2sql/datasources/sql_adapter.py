@@ -39,6 +39,16 @@ class SQLAdapter:
 
         return snapshot_with_statistics(self, tables, self._rows)
 
+    def resample(self, snapshot: SchemaSnapshot, columns: Sequence[tuple[str, str]]) -> SchemaSnapshot:
+        """`snapshot` with the samples of `columns` ((table key, column name) pairs) read again.
+
+        A stored snapshot keeps no samples of columns a policy denies to some role; the schema
+        store refills them in memory so value matching works for the users who may read them.
+        """
+        from nl2sql.datasources.introspection import resampled
+
+        return resampled(snapshot, columns, self._rows, self.dialect, self.sample_values)
+
     def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
         """Existing values of a column that equal or contain `needle` (case-insensitive).
 

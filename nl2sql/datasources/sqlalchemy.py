@@ -27,6 +27,7 @@ from nl2sql.datasources.sql_adapter import SQLAdapter
 from nl2sql.datasources.sqlalchemy_catalog import (
     bounded_count_sql,
     capped_count,
+    catalog_fingerprint,
     read_catalog,
     with_row_counts,
 )
@@ -139,6 +140,11 @@ class SQLAlchemyAdapter(SQLAdapter):
             estimates = self._estimates(conn)
         tables = with_row_counts(tables, estimates, self._count, self._schemas)
         return self._snapshot(tables)
+
+    def catalog_fingerprint(self) -> str | None:
+        """The table, column and type names of the catalog (one information_schema query)."""
+        with self._session(_INTROSPECTION_TIMEOUT_S, "") as conn:
+            return catalog_fingerprint(conn, self._schemas)
 
     def close(self) -> None:
         """Close the pool; later calls fail with a non-retryable ResultError."""

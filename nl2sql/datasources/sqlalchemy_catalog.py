@@ -13,10 +13,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
 from sqlalchemy import inspect
 from sqlalchemy.engine.reflection import ObjectKind
 from sqlglot import exp
 
+from nl2sql.datasources.fingerprint import rows_digest
 from nl2sql.datasources.introspection import normalize_type, table_expr
 from nl2sql.schema.models import Column, ForeignKey, Table
 
@@ -29,6 +31,20 @@ log = logging.getLogger(__name__)
 COUNT_CAP = 100_000
 
 Key = tuple[str | None, str]
+
+# A fixed catalog query (PostgreSQL and MySQL/MariaDB both have it); schemas are bound values.
+_SHAPE = sa.text(
+    "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
+    " WHERE table_schema IN :schemas ORDER BY table_schema, table_name, ordinal_position"
+).bindparams(sa.bindparam("schemas", expanding=True))
+
+
+def catalog_fingerprint(conn: Connection, schemas: Sequence[str | None]) -> str | None:
+    """Every column's table, name and type in `schemas`; None when a schema has no name."""
+    named = [s for s in schemas if s]
+    if not named or len(named) != len(schemas):
+        return None
+    return rows_digest(conn.execute(_SHAPE, {"schemas": named}).fetchall(), named)
 
 
 def read_catalog(conn: Connection, schemas: Sequence[str | None]) -> list[Table]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql.datasources.arrow_util import table_from_rows
 from nl2sql.datasources.base import ResultError, ResultFrame
+from nl2sql.datasources.fingerprint import file_states, rows_digest
 from nl2sql.datasources.sql_adapter import SQLAdapter
 from nl2sql.datasources.sqlite_catalog import pragma_sql, read_catalog
 from nl2sql.datasources.sqlite_pool import ReadOnlyPool
@@ -97,6 +98,12 @@ class SQLiteAdapter(SQLAdapter):
         """Tables and views with columns, keys, row counts, distinct counts and samples."""
         tables = read_catalog(self._rows)
         return self._snapshot(tables)
+
+    def catalog_fingerprint(self) -> str:
+        """The file's (and its journal's) size and modification time, and its schema's DDL."""
+        ddl = self._rows("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
+        journals = [self.path.with_name(self.path.name + suffix) for suffix in ("-wal", "-journal")]
+        return rows_digest(ddl, file_states([self.path, *journals]))
 
     def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
         """As SQLAdapter's, after checking the column exists (see the module note on quoting)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import weakref
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -80,6 +82,12 @@ class Table(BaseModel):
         return None
 
 
+# id(snapshot) -> (a weak reference to it, its fingerprint); an id is reused only after its
+# object died, which the weak reference tells.
+_FINGERPRINTS: dict[int, tuple[weakref.ref[SchemaSnapshot], str]] = {}
+_FINGERPRINT_LOCK = threading.Lock()
+
+
 class SchemaSnapshot(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -101,8 +109,22 @@ class SchemaSnapshot(BaseModel):
     def fingerprint(self) -> str:
         """Hash of the structure (tables, columns, types, keys) — not of data or samples.
 
-        A pinned plan is valid while this is unchanged.
+        A pinned plan is valid while this is unchanged. Computed once per snapshot object (a
+        few ms at hundreds of tables, asked several times per run): snapshots are treated as
+        values, a changed schema is a new object (`model_copy`), never one changed in place.
         """
+        with _FINGERPRINT_LOCK:
+            known = _FINGERPRINTS.get(id(self))
+            if known is not None and known[0]() is self:
+                return known[1]
+        value = self._structure_hash()
+        with _FINGERPRINT_LOCK:
+            for key in [k for k, (ref, _) in _FINGERPRINTS.items() if ref() is None]:
+                del _FINGERPRINTS[key]
+            _FINGERPRINTS[id(self)] = (weakref.ref(self), value)
+        return value
+
+    def _structure_hash(self) -> str:
         structure = [
             {
                 "t": t.key,

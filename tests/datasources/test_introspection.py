@@ -142,3 +142,30 @@ def test_sqlite_foreign_key_to_implicit_primary_key(tmp_path):
 
 def test_fingerprint_is_stable_across_fetches(adapter):
     assert adapter.fetch_schema().fingerprint == adapter.fetch_schema().fingerprint
+
+
+def test_statistics_queries_match_sqlglot_and_are_built_once_per_dialect(monkeypatch):
+    """The per-dialect templates give sqlglot's own SQL for any names, without sqlglot per table."""
+    import sqlglot.generator
+
+    from nl2sql.datasources import introspection as intro
+    from nl2sql.schema.models import Column
+
+    names = ['plain', 'with space', 'q"uote', "back`tick", "br]acket", "ünï"]
+    columns = [Column(name=n, type=t) for n in names for t in ("TEXT", "INTEGER")][::3]
+    for dialect in ("sqlite", "duckdb", "postgres", "mysql", "tsql"):
+        for schema in (None, 'sch"ema'):
+            for name in names:
+                table = intro.table_expr(name, schema)
+                assert intro.stats_sql(table, columns, dialect) == \
+                    intro._stats_expr(table, columns).sql(dialect), (dialect, name)
+                assert intro.top_values_sql(table, name, 7, dialect) == \
+                    intro._top_values_expr(table, name, 7).sql(dialect), (dialect, name)
+    calls = []
+    original = sqlglot.generator.Generator.generate
+    monkeypatch.setattr(sqlglot.generator.Generator, "generate",
+                        lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    for i in range(50):
+        intro.stats_sql(intro.table_expr(f"t{i}"), columns, "sqlite")
+        intro.top_values_sql(intro.table_expr(f"t{i}"), "plain", 20, "sqlite")
+    assert len(calls) < 20  # the templates' own build at most, not two queries per table

@@ -95,7 +95,7 @@ def test_no_vector_store_with_several_datasources(demo_paths, tmp_path):
 def test_vector_breaker_opens_after_repeated_failures(demo_paths, tmp_path):
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "chroma").write_text("not a folder")  # the store cannot open, for real
-    session = _connect(demo_paths, tmp_path)
+    session = _connect(demo_paths, tmp_path, settings={"exact_search_max_tables": 0})
     for _ in range(3):
         result = session.ask("How many orders are there?")
         assert _codes(result) == [ErrorCode.SCHEMA_RETRIEVAL_FAILED]

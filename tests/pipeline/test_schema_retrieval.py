@@ -24,7 +24,8 @@ def _large_db(path):
 def test_large_schema_keeps_relevant_tables_and_answers(tmp_path):
     db = tmp_path / "ops.sqlite"
     _large_db(db)
-    session = nl2sql.connect(sources={"ops": f"sqlite:///{db}"}, settings={"project_dir": tmp_path / "p"})
+    session = nl2sql.connect(sources={"ops": f"sqlite:///{db}"},
+                             settings={"project_dir": tmp_path / "p", "exact_search_max_tables": 0})
     result = session.ask("How many carriers are there?")
     assert result.status == "success", [e.one_line() for e in result.errors]
     assert result.table().column(0)[0].as_py() == 3 + TOPICS.index("carrier")

@@ -178,3 +178,18 @@ def test_engine_names_no_benchmark_table_or_column():
         text = path.read_text(encoding="utf-8")
         found = sorted(i for i, pattern in patterns if pattern.search(text))
         assert not found, f"{path.name} names benchmark identifiers {found}"
+
+
+def test_index_key_is_hashed_once_per_snapshot_object(library, monkeypatch):
+    """A warm look-up does not re-hash the schema and its samples (half a warm ask at 400 tables)."""
+    from nl2sql.reasoning.offline.catalog import cache as cache_module
+
+    calls = []
+    digest = cache_module._samples_digest
+    monkeypatch.setattr(cache_module, "_samples_digest", lambda s: calls.append(1) or digest(s))
+    cache = cache_module.IndexCache()
+    first = cache.get(library)
+    assert all(cache.get(library) is first for _ in range(5))
+    assert len(calls) == 1
+    copy = library_snapshot_copy(library)  # another object: hashed, then the same index
+    assert cache.get(copy) is first and len(calls) == 2
