@@ -2,11 +2,13 @@
 
 The readable copy written to `<project>/snapshots/<id>.json` holds sample values, so it is a
 private file (0600) named by a sanitized id inside the folder, and `redact` removes what no file
-may keep (sample values of columns a policy denies) before it is written.
+may keep (sample values of columns a policy denies) before it is written. The copy is a
+convenience: a folder that cannot be written (disk full, read-only) is logged, never a failed run.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,6 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
     from nl2sql.schema.models import SchemaSnapshot
+
+log = logging.getLogger(__name__)
 
 
 class SchemaSource(Protocol):
@@ -59,4 +63,7 @@ class SchemaStore:
 
         target = inside(self._folder, self._folder / f"{safe_component(snapshot.datasource_id)}.json")
         shown = self._redact(snapshot) if self._redact is not None else snapshot
-        write_private(target, shown.model_dump_json(indent=1))
+        try:
+            write_private(target, shown.model_dump_json(indent=1))
+        except OSError as exc:
+            log.warning("schema snapshot copy %s not written: %s", target.name, exc.strerror or exc)
