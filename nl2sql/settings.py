@@ -38,8 +38,10 @@ class Settings(BaseSettings):
     statement_timeout_s: float = Field(30.0, gt=0, description="per-statement timeout")
     pipeline_timeout_s: float = Field(60.0, gt=0, description="whole-run timeout")
     max_sql_bytes: int = Field(
-        100_000, ge=1, description="longest SQL text (UTF-8 bytes) the SQL guard checks; longer "
-        "text is refused before parsing (TOO_LARGE)"
+        20_000, ge=1, description="longest SQL text (UTF-8 bytes) the SQL guard checks; longer "
+        "text is refused before parsing (TOO_LARGE). The guard cannot be stopped mid-parse and "
+        "costs ~15 µs of CPU per byte, so this bounds how long a timed-out run may still compute: "
+        "at 20,000 bytes the worst shape measured ~0.4 s of CPU (docs/failure_recovery.md)"
     )
     max_question_chars: int = Field(
         4000, ge=1, description="longest question accepted; a longer one is refused before the run"

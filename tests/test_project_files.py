@@ -76,6 +76,21 @@ def test_a_snapshot_path_never_leaves_the_snapshot_folder(tmp_path: Path) -> Non
     assert written.parent == tmp_path / "p" / "snapshots"
 
 
+def test_a_snapshot_folder_that_cannot_be_written_still_gives_the_schema(tmp_path: Path) -> None:
+    """The snapshot file is a readable copy: a folder that cannot be made (here a file is in the
+    way; a full or read-only disk on a real machine) is logged, the schema is still returned."""
+    from nl2sql.datasources.factory import open_datasource
+
+    blocked = tmp_path / "snapshots"
+    blocked.write_text("a file where the folder should be")
+    adapter = open_datasource("people", str(_db(tmp_path)))
+    try:
+        snapshot = SchemaStore({"people": adapter}, blocked).get("people")
+    finally:
+        adapter.close()
+    assert "customers" in {t.name for t in snapshot.tables}
+
+
 def test_an_artifact_template_that_climbs_out_is_refused(tmp_path: Path) -> None:
     store = ArtifactStore(tmp_path / "artifacts", "{root}/../{request_id}/{sub_query_id}.parquet")
     with pytest.raises(ConfigError, match="leads outside"):

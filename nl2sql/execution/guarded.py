@@ -53,6 +53,23 @@ def statement_limits(ctx: NL2SQLContext, adapter: DatasourceAdapter) -> tuple[in
     return row_cap, timeout_s
 
 
+def run_stopped(ctx: NL2SQLContext, node: str, **tag: Any) -> PipelineError | None:
+    """PIPELINE_TIMEOUT (deadline passed) or CANCELLED (token cancelled) once the run has ended.
+
+    The guard cannot be interrupted mid-parse (its cost is bounded by `max_sql_bytes` instead),
+    so a run whose time is up must not start it, nor the statement after it.
+    """
+    if ctx.deadline is not None and time.monotonic() >= ctx.deadline:
+        return error(node, ErrorCode.PIPELINE_TIMEOUT,
+                     "the run's time was up before the query was checked; it was not run", **tag)
+    token = ctx.cancel_token
+    if token.cancelled:
+        code = ErrorCode.PIPELINE_TIMEOUT if token.reason == "timeout" else ErrorCode.CANCELLED
+        return error(node, code,
+                     f"the run was stopped ({token.reason}) before the query was checked", **tag)
+    return None
+
+
 def run_guarded(
     ctx: NL2SQLContext,
     adapter: DatasourceAdapter,
@@ -75,6 +92,9 @@ def run_guarded(
         what: how the message names the query ("query", "verified query").
         tag: details added to every error (sub_query_id, attempt).
     """
+    stopped = run_stopped(ctx, node, **tag)
+    if stopped is not None:
+        return GuardedRun(None, stopped, ctx.settings.row_cap)
     verdict = check_sql(sql, adapter.dialect, allowed_tables=list(allowed_tables),
                         max_bytes=ctx.settings.max_sql_bytes)
     row_cap, timeout_s = statement_limits(ctx, adapter)

@@ -6,7 +6,8 @@ The copy written to `<project>/snapshots/<id>.json` holds sample values, so it i
 back instead of introspecting again when the source's catalog fingerprint (a file stat or one
 catalog query, see `datasources/fingerprint.py`) still matches; the samples the file may not keep
 are then read again for those columns only, in memory, so value matching works as before for the
-users who may read them. `refresh()` forgets both the cached and the stored copy.
+users who may read them. `refresh()` forgets both the cached and the stored copy. The copy is a convenience: a
+folder that cannot be written (disk full, read-only) is logged, never a failed run.
 """
 
 from __future__ import annotations
@@ -148,7 +149,10 @@ class SchemaStore:
         shown = self._redact(snapshot) if self._redact is not None else snapshot
         stored = StoredSnapshot(catalog_fingerprint=fingerprint, redacted=_redacted(snapshot, shown),
                                 snapshot=shown)
-        write_private(path, stored.model_dump_json(indent=1))
+        try:
+            write_private(path, stored.model_dump_json(indent=1))
+        except OSError as exc:
+            log.warning("schema snapshot copy %s not written: %s", path.name, exc.strerror or exc)
 
 
 def _redacted(full: SchemaSnapshot, shown: SchemaSnapshot) -> list[tuple[str, str]]:

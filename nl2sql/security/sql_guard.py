@@ -41,9 +41,12 @@ from nl2sql.security.sql_guard_tree import first_write, inspect_query, write_lab
 
 __all__ = ["DEFAULT_MAX_SQL_BYTES", "GuardCode", "GuardResult", "check_sql"]
 
-#: The longest SQL text (UTF-8 bytes) the guard reads; generated and curated queries are far
-#: shorter, and the parser's cost grows faster than the text.
-DEFAULT_MAX_SQL_BYTES = 100_000
+#: The longest SQL text (UTF-8 bytes) the guard reads, the `max_sql_bytes` default. The guard
+#: cannot be interrupted mid-parse, so this bounds its CPU: sqlglot's tokenizer and parser cost
+#: ~15 µs per byte for every shape measured (UNION ALL chains, joins, OR/CASE chains, IN lists,
+#: nesting), ~0.4 s at this size on a loaded 2-core machine, ~1.5 s at 100 KB. The longest query
+#: of a 12,795-query corpus of accepted SQL is 3,106 bytes (docs/failure_recovery.md).
+DEFAULT_MAX_SQL_BYTES = 20_000
 
 _QUERY_STARTS = frozenset({"SELECT", "WITH", "FROM", "TABLE"})
 _DML_WORDS = frozenset("INSERT UPDATE DELETE MERGE DROP CREATE ALTER TRUNCATE".split())

@@ -26,10 +26,9 @@ from nl2sql.errors import ConfigError, ErrorCode
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 QUESTION = "How many support tickets are there per priority?"
-ARTIFACT_XFAIL = (
-    "artifact-write failure handling (issue 15: an artifact failure is that sub-query's error "
-    "and the rest completes) is being made by another engineer; today the run ends UNKNOWN_ERROR"
-)
+TWO_SOURCES = "For each region, compare the number of orders with the number of support tickets"
+#: one folder per schema: a fault under one source's folder hits only that source's sub-query
+BY_SCHEMA = "{root}/{schema_version}/{request_id}/{sub_query_id}.parquet"
 
 
 def _unavailable(reason: str) -> None:
@@ -222,17 +221,64 @@ def test_a_project_folder_that_cannot_be_written_never_crashes_a_run(small_mount
         _one_line_errors(result)
 
 
-@pytest.mark.xfail(strict=False, reason=ARTIFACT_XFAIL)
 @pytest.mark.parametrize("fault", ["disk full", "read-only"])
-def test_a_project_folder_that_cannot_be_written_keeps_the_answer(small_mount, fault):
+def test_a_single_source_answer_that_cannot_be_written_is_a_clear_error(small_mount, fault):
     project = small_mount / "project"
     project.mkdir()
     (_fill if fault == "disk full" else _remount_read_only)(small_mount)
     with _crm_session(project) as session:
         result = session.ask(QUESTION, timeout_s=60)
     codes = [e.error_code for e in result.errors]
+    assert result.status == "error", _one_line_errors(result)
+    assert ErrorCode.ARTIFACT_WRITE_FAILED in codes, _one_line_errors(result)
     assert ErrorCode.UNKNOWN_ERROR not in codes, _one_line_errors(result)
-    assert len(result.to_pandas()) == 4  # one row per priority: the finished rows are kept
+    assert result.sub_queries and all(o.status == "error" for o in result.sub_queries)
+    result.to_json()
+
+
+def _two_source_session(project: Path):
+    demo = ensure_demo()
+    return nl2sql.connect(
+        sources={"crm": str(demo.crm), "warehouse": str(demo.warehouse)}, models="offline",
+        settings={"project_dir": project, "artifact_path_template": BY_SCHEMA},
+    )
+
+
+def _crm_schema_folder(project: Path) -> str:
+    """The artifact folder the crm sub-query writes to, found by a run on a healthy disk."""
+    with _two_source_session(project) as session:
+        result = session.ask(TWO_SOURCES, timeout_s=60)
+    assert result.status == "success", _one_line_errors(result)
+    [crm] = [o for o in result.sub_queries if "support_tickets" in (o.sql_draft or "")]
+    assert crm.artifact is not None
+    return Path(crm.artifact.uri.removeprefix("file://")).parent.parent.name
+
+
+@pytest.mark.parametrize("fault", ["disk full", "read-only"])
+def test_one_sub_query_that_cannot_be_written_keeps_the_others_results(small_mount, fault, tmp_path):
+    project = tmp_path / "project"
+    folder = _crm_schema_folder(project)
+    crm_folder = project / "artifacts" / folder
+    shutil.rmtree(crm_folder)
+    crm_folder.mkdir()
+    subprocess.run(["mount", "--bind", str(small_mount), str(crm_folder)], check=True)
+    try:
+        (_fill if fault == "disk full" else _remount_read_only)(crm_folder)
+        with _two_source_session(project) as session:
+            result = session.ask(TWO_SOURCES, timeout_s=60)
+    finally:
+        subprocess.run(["umount", "-l", str(crm_folder)], check=False)
+    lines = _one_line_errors(result)
+    by_source = {"crm" if "support_tickets" in (o.sql_draft or "") else "warehouse": o
+                 for o in result.sub_queries}
+    crm, warehouse = by_source["crm"], by_source["warehouse"]
+    assert crm.status == "error" and crm.artifact is None
+    assert [e.error_code for e in crm.errors] == [ErrorCode.ARTIFACT_WRITE_FAILED], lines
+    assert ErrorCode.UNKNOWN_ERROR not in [e.error_code for e in result.errors], lines
+    assert warehouse.status == "success" and warehouse.artifact is not None, lines
+    kept = result.session.context.artifacts.read(warehouse.artifact, verify=True)
+    assert kept.num_rows == 5  # one row per region: the finished result is kept and readable
+    result.to_json()
 
 
 # -- (d) damaged files -----------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ import pytest
 import sqlglot
 import yaml
 
-from nl2sql.security.sql_guard import GuardResult, check_sql
+from nl2sql.security.sql_guard import DEFAULT_MAX_SQL_BYTES, GuardResult, check_sql
+from nl2sql.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / ".." / "shared" / "sql-corpus"
@@ -619,3 +621,46 @@ def test_oversized_text_is_refused_before_parsing_with_a_clear_message() -> None
     result = check_sql(sql, "duckdb")
     assert result.code == "TOO_LARGE" and "max_sql_bytes" in result.message
     assert check_sql("SELECT 1", "duckdb", max_bytes=5).code == "TOO_LARGE"
+
+
+def _at_most(limit: int, head: str, unit: str, sep: str, tail: str = "") -> str:
+    """head + unit (sep unit)* + tail, as long as it can be without passing `limit` bytes."""
+    count = (limit - len(head) - len(tail) + len(sep)) // (len(unit) + len(sep))
+    return head + sep.join([unit] * count) + tail
+
+
+def _shapes_at(limit: int) -> dict[str, str]:
+    """The shapes that cost the guard most per byte: long chains the parser walks node by node."""
+    depth = (limit - 20) // 2
+    return {
+        "union all": _at_most(limit, "", "SELECT a, b FROM t WHERE a = 1", " UNION ALL "),
+        "joins": _at_most(limit, "SELECT t.a FROM t ", "JOIN t AS u ON u.a = t.a", " "),
+        "or chain": _at_most(limit, "SELECT a FROM t WHERE ", "(a = 1 AND b = 2)", " OR "),
+        "columns": _at_most(limit, "SELECT ", "a + 1", ", ", " FROM t"),
+        "in list": _at_most(limit, "SELECT a FROM t WHERE a IN (", "'abcde'", ", ", ")"),
+        "case": _at_most(limit, "SELECT CASE ", "WHEN a = 1 THEN 2", " ", " END FROM t"),
+        "string": "SELECT '" + "x" * (limit - 20) + "' FROM t",
+        "parentheses": "SELECT " + "(" * depth + "1" + ")" * depth + " FROM t",
+    }
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_query_at_the_size_limit_is_checked_within_a_cpu_bound(dialect: str) -> None:
+    """The guard cannot be stopped mid-parse: the default size limit is what bounds its CPU
+    (measured ~0.4 s at the limit on a loaded 2-core machine; 5 s is the generous bound)."""
+    for shape, sql in _shapes_at(DEFAULT_MAX_SQL_BYTES).items():
+        assert DEFAULT_MAX_SQL_BYTES * 0.9 < len(sql.encode()) <= DEFAULT_MAX_SQL_BYTES, shape
+        started = time.process_time()
+        result = check_sql(sql, dialect, allowed_tables=["t"])
+        spent = time.process_time() - started
+        assert result.code != "TOO_LARGE", shape
+        assert spent < 5.0, f"{shape}: {spent:.2f} s of CPU"
+
+
+def test_the_default_size_limit_refuses_a_long_union_chain_and_is_the_setting() -> None:
+    """A 94 KB UNION ALL cost ~1.9 s of guard CPU; at the default limit it is not parsed."""
+    sql = _at_most(94_000, "", "SELECT a, b FROM t WHERE a = 1", " UNION ALL ")
+    started = time.process_time()
+    assert check_sql(sql, "duckdb", allowed_tables=["t"]).code == "TOO_LARGE"
+    assert time.process_time() - started < 0.5
+    assert Settings().max_sql_bytes == DEFAULT_MAX_SQL_BYTES
