@@ -29,7 +29,6 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/cold_start.py
 	$(BIN)/python benchmarks/schema_scale.py
 	$(BIN)/python benchmarks/soak.py --runs 1000

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from interleave import interleaved
+
 import nl2sql
 
 SIZES = (10, 100, 400)
@@ -63,12 +65,7 @@ def build(path: Path, tables: int) -> None:
 
 
 def _median(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return interleaved({"it": fn}, repeats)["it"]
 
 
 _SECOND = """

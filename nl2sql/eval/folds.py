@@ -95,24 +95,26 @@ def pooled(folds: Sequence[Fold]) -> Figures:
 
 
 def render_folds(console: Console, records: Sequence[QuestionRecord], k: int, target: float) -> None:
-    """Print the per-fold table, the pooled held-out figures and the in-sample ones."""
+    """Print the per-fold table, the pooled held-out figures and the in-sample ones, then the
+    databases of each fold."""
     from rich.table import Table
 
     folds = leave_databases_out(records, k, target)
-    table = Table(title=f"leave-databases-out, {k} folds (threshold fitted for precision ≥ {target:.0%}"
-                  " on the other folds)", title_justify="left")
-    for head in ("fold", "databases", "n", "EX", "prec.", "threshold", "EX", "cov.", "prec."):
-        table.add_column(head, justify="left" if head == "databases" else "right")
+    table = Table(title=f"leave-databases-out, {k} folds: threshold for precision ≥ {target:.0%} "
+                  "fitted on the other folds", title_justify="left")
+    for head in ("fold", "n", "EX", "prec.", "threshold", "EX", "cov.", "prec."):
+        table.add_column(head, justify="right", no_wrap=True)
     for pos, fold in enumerate(folds, 1):
-        table.add_row(str(pos), ", ".join(fold.databases), *_row(fold))
+        table.add_row(str(pos), *_row(fold))
     total = pooled(folds)
-    table.add_row("all", "held out", str(total.total), "", "", "", f"{total.accuracy:.1%}",
+    table.add_row("held out", str(total.total), "", "", "", f"{total.accuracy:.1%}",
                   f"{total.coverage:.1%}", f"{total.precision:.1%}", style="bold")
-    whole = in_sample(records, target)
-    table.add_row("in-sample", "fitted on all", *_row(whole), style="dim")
+    table.add_row("in-sample", *_row(in_sample(records, target)), style="dim")
     console.print(table)
     console.print("[dim]EX/prec. as answered, then with runs under the fitted confidence "
                   "threshold counted as not answered[/dim]")
+    for pos, fold in enumerate(folds, 1):
+        console.print(f"  fold {pos}: {', '.join(fold.databases)}")
 
 
 def _row(fold: Fold) -> list[str]:
