@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nl2sql.datasources.fingerprint import file_states, rows_digest
-from nl2sql.datasources.introspection import normalize_type
+from nl2sql.datasources.sql_builders import normalize_type
 from nl2sql.schema.models import Column, ForeignKey, Table
 
 Run = Callable[[str], Sequence[Sequence[Any]]]

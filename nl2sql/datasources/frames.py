@@ -30,8 +30,8 @@ import pyarrow as pa
 from sqlglot import exp
 
 from nl2sql.datasources.duckdb import DuckDBAdapter
-from nl2sql.datasources.introspection import table_expr
 from nl2sql.datasources.locations import file_path, file_reader
+from nl2sql.datasources.sql_builders import table_expr
 from nl2sql.errors import ConfigError, safe_one_line
 
 #: The datasource id `connect(frames=...)` gives its DataFrames.

@@ -19,7 +19,7 @@ from sqlalchemy.engine.reflection import ObjectKind
 from sqlglot import exp
 
 from nl2sql.datasources.fingerprint import rows_digest
-from nl2sql.datasources.introspection import normalize_type, table_expr
+from nl2sql.datasources.sql_builders import normalize_type, table_expr
 from nl2sql.schema.models import Column, ForeignKey, Table
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from nl2sql.datasources.introspection import normalize_type, table_expr
+from nl2sql.datasources.sql_builders import normalize_type, table_expr
 from nl2sql.schema.models import Column, ForeignKey, Table
 
 log = logging.getLogger(__name__)

@@ -148,7 +148,7 @@ def test_statistics_queries_match_sqlglot_and_are_built_once_per_dialect(monkeyp
     """The per-dialect templates give sqlglot's own SQL for any names, without sqlglot per table."""
     import sqlglot.generator
 
-    from nl2sql.datasources import introspection as intro
+    from nl2sql.datasources import sql_builders as intro
     from nl2sql.schema.models import Column
 
     names = ['plain', 'with space', 'q"uote', "back`tick", "br]acket", "ünï"]
