@@ -131,7 +131,7 @@ def test_engine_names_no_demo_table_column_or_value():
         "crm",
         "satisfaction",
     ]
-    for path in ENGINE_DIR.glob("*.py"):
+    for path in ENGINE_DIR.rglob("*.py"):
         text = path.read_text().lower()
         found = [w for w in demo_words if re.search(rf"\b{w}", text)]
         assert not found, f"{path.name} names {found}"
@@ -174,7 +174,7 @@ def test_engine_names_no_benchmark_table_or_column():
         (i, re.compile(rf"(?<![A-Za-z0-9_]){re.escape(i)}(?![A-Za-z0-9_])", re.I))
         for i in identifiers
     ]
-    for path in ENGINE_DIR.glob("*.py"):
+    for path in ENGINE_DIR.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         found = sorted(i for i, pattern in patterns if pattern.search(text))
         assert not found, f"{path.name} names benchmark identifiers {found}"

@@ -174,11 +174,11 @@ def _index_column(
     is_id = bool(cw) and cw[-1] == "id"
     own_key = col.primary_key or col.name in idx.tables[key].primary_key
     if is_id and len(cw) > 1 and (own_key or expanded[:-1] == tw or expanded[:-1] == tw[-1:]):
-        _add(idx, ("id",), Element(key, col.name, 0.6, "head"))  # "the id of the pet"
+        _add(idx, ("id",), Element(key, col.name, 0.6, "head"))  # "the id of the book"
     if idx.kinds[(key, col.name)] == "number":
         for word, nouns in MEASURE_WORDS.items():
             if set(nouns) & set(expanded) and word not in expanded:
-                _add(idx, (word,), Element(key, col.name, 0.6, "measure"))  # "weigh" -> weight
+                _add(idx, (word,), Element(key, col.name, 0.6, "measure"))  # "cost" -> price
     if idx.kinds[(key, col.name)] == "text":
         if set(expanded) & _PLACES and (_PLACE,) != expanded:
             _add(idx, (_PLACE,), Element(key, col.name, 0.6, "place"))  # "each place", "where"

@@ -22,7 +22,7 @@ from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
-from nl2sql.reasoning.offline.words.text import FRAME, IRREGULAR_FORMS, STOP, Token, canon
+from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token, canon, irregular_verb
 
 __all__ = ["Linking", "Mention", "ValueMatch", "link"]
 
@@ -183,7 +183,7 @@ def _elements(idx: SchemaIndex, span: list[Token]) -> list[Element]:
     an element called exactly so, never one it is merely a part of (`price_list`)."""
     elements = idx.phrases.get(tuple(t.canon for t in span), [])
     if len(span) == 1 and is_verb_form(span[0]):
-        # "cars were made" does not name a `make` column; "opened" may name `opened_date` and
+        # "boats were made" does not name a `make` column; "opened" may name `opened_date` and
         # "priced between 10 and 20" the price: a verb names a measure or a date, never a label
         return [
             e
@@ -203,7 +203,7 @@ def _elements(idx: SchemaIndex, span: list[Token]) -> list[Element]:
 def is_verb_form(tok: Token) -> bool:
     """A past form ("produced", "made") — a verb of the question rather than a noun of it."""
     low = tok.low
-    return (low in IRREGULAR_FORMS) or (
+    return (irregular_verb(low) is not None) or (
         len(low) > 4 and low.endswith("ed") and not low.endswith("eed")
     )
 

@@ -80,7 +80,7 @@ class PlanBuilder:
             where.append(InList(expr=self._expr(col), query=inner.build(sub), negated=True))
             self.inferred += inner.inferred
         having = [self._cond(c) for c in q.having]
-        # a listing through a join that repeats its rows ("students who have a pet") shows each once
+        # a listing through a join that repeats its rows ("members who have a loan") shows each once
         listing_fans_out = (
             tree.fans_out and not any(isinstance(t, Agg) for t, _ in q.select) and q.limit is None
         )

@@ -3,7 +3,7 @@
 A plan can be valid SQL over the right tables and still answer another question: the rows of one
 table where the question asked "which <other table>", no number where it asked "how many <rows>",
 a ranking of rows a join repeats, a column of one table read as the property of another ("the
-name of the instructor" answered with a course's name). Each check names what does not fit and
+name of the author" answered with a book's name). Each check names what does not fit and
 raises `Unclear`, so the engine refuses instead of stating a wrong answer as certain.
 The checks read the question's structure (wh-words, "how many", "<property> of <entity>") and the
 schema graph only; they hold no words of any particular database.
@@ -51,7 +51,7 @@ def _mention_at(mentions: list[Mention], i: int) -> Mention | None:
 
 
 def _which_entity(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> None:
-    """ "Which courses have …" asks for courses: the answer must show something of them."""
+    """ "Which books have …" asks for books: the answer must show something of them."""
     if q.shape not in ("listing", "ranking") or q.set_op is not None:
         return
     for tok in s.tokens:

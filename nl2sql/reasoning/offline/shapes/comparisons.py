@@ -50,7 +50,7 @@ def numeric_conditions(
                 continue
             col = res.column(after, ("number",), focus)
             counted = _counted_entity(res, col) if col is not None else None
-            if counted is not None:  # "at least 3 manufacturers" names a key: count its entity
+            if counted is not None:  # "at least 3 suppliers" names a key: count its entity
                 used.add(after.start)
                 having.append((cue, counted))
                 continue
@@ -84,7 +84,7 @@ def _cue_column(
         if col is not None:
             return col, inside[0]
     before = adjacent_before(mentions, tokens, cue.start, used)
-    # "players who are taller than 200": a table named before the cue is not its column
+    # "members who are taller than 180": a table named before the cue is not its column
     if before is None or res.table(before):
         return None
     col = res.column(before, ("number",), focus)

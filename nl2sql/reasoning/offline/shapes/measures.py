@@ -36,7 +36,7 @@ class Measures(Clauses):
     # --- measures -------------------------------------------------------------------------
     def _measure(self) -> tuple[Agg | None, Mention | None]:
         """The aggregate a count or aggregate cue asks for, and the mention it applies to."""
-        # "more than the average number of products" is no count of products
+        # "more than the average number of loans" is no count of products
         after_nested = {i for c in self.scan.nums if c.nested for i in range(c.start, c.end + 2)}
         cc = C.count_cue(self.tokens, (self.named - self.scan.taken) | after_nested)
         ac = C.agg_cue(self.tokens, self.named)
@@ -103,7 +103,7 @@ class Measures(Clauses):
             raise Unclear(f"could not tell what '{m.text}' counts")
         entity = self.referenced(col)
         if entity is not None and not distinct:
-            # "the number of makers" names a foreign key: count the rows it references
+            # "the number of suppliers" names a foreign key: count the rows it references
             self.res.add_context(entity)
             return Agg("count", entity)
         is_key = col.column in self.idx.keys.get(col.table, set())

@@ -134,7 +134,7 @@ class Ranking(Ordering):
         return None, None
 
     def _counted_noun(self, sup: Superlative, m: Mention) -> Agg | None:
-        """ "the most awards": a noun after most/fewest that only loosely names a column counts
+        """ "the most prizes": a noun after most/fewest that only loosely names a column counts
         the rows of that column's table."""
         if self.tokens[sup[1]].low not in ("most", "fewest", "least") or self.res.table(m):
             return None
@@ -158,7 +158,7 @@ class Ranking(Ordering):
         self, limit_i: int | None, sup: Superlative | None, measure_m: Mention | None
     ) -> Mention:
         """What is ranked: the words after "top N" / "which N", the table named right after the
-        superlative ("the youngest pet"), else the first table named, else the first mention."""
+        superlative ("the youngest member"), else the first table named, else the first mention."""
         if limit_i is not None:
             m = self.next_mention(limit_i + 1, within=3, exclude=measure_m)
             if m is not None:
@@ -190,5 +190,5 @@ class Ranking(Ordering):
                 if dates:
                     return Col(t, dates[0])
             return None
-        # "the tallest poker player": the height may live in the row the player references
+        # "the tallest goalkeeper": the height may live in the row the goalkeeper references
         return self.res.measure_column(sup[2], [table])

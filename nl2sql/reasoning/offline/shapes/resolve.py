@@ -50,7 +50,7 @@ class Resolver:
         self, mention: Mention, kinds: tuple[str, ...] | None = None, focus: str | None = None
     ) -> Col | None:
         """The column a mention names (of one of `kinds`), or None; Unclear when it is ambiguous.
-        `focus` is the table the words are about locally ("a cat that is age 3": the cat's)."""
+        `focus` is the table the words are about locally ("a dog that is age 3": the dog's)."""
         cands = [
             e
             for e in mention.columns()
@@ -78,8 +78,8 @@ class Resolver:
         if own:
             return Col(own[0].table, _name(own[0]))
         if any(e.score >= 1.0 for e in cands):
-            return None  # a column called exactly so elsewhere ("the names of the people who …")
-        # "the name of the makers": the entity's own label, not another table's "country name"
+            return None  # a column called exactly so elsewhere ("the names of the members who …")
+        # "the name of the suppliers": the entity's own label, not another table's "country name"
         fallback = self.idx.pk(entity) if _ID in words else self.idx.labels.get(entity, [])
         return Col(entity, fallback[0]) if len(fallback) == 1 else None
 
@@ -107,7 +107,7 @@ class Resolver:
         """The numeric column a measure word stands for ("older" -> an age column), searched in
         `tables`, then in the context; None when no table has exactly one such column."""
         near = list(dict.fromkeys(list(tables) + self.context))
-        # then the tables they reference ("players who are taller": the player's person row)
+        # then the tables they reference ("goalkeepers who are taller": the goalkeeper's person row)
         near += [e.dst for e in sorted(self.idx.edges, key=lambda e: e.rank) if e.src in near]
         for table in dict.fromkeys(near):
             cols = [

@@ -18,6 +18,7 @@ from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Part, Query, Ta
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.numeric import NumCue
 from nl2sql.reasoning.offline.words.scan import Scan, bare_numbers
+from nl2sql.reasoning.offline.words.text import is_past_participle
 
 _TIME_PARTS = {
     "year": "year",
@@ -28,27 +29,6 @@ _TIME_PARTS = {
     "quarterly": "quarter",
     "day": "day",
     "daily": "day",
-}
-_PARTICIPLES = {
-    "sold",
-    "made",
-    "written",
-    "taken",
-    "owned",
-    "held",
-    "run",
-    "done",
-    "bought",
-    "given",
-    "led",
-    "paid",
-    "won",
-    "built",
-    "drawn",
-    "driven",
-    "seen",
-    "known",
-    "shown",
 }
 _RESTRICTIVE = {
     "from",
@@ -201,7 +181,7 @@ class Roles:
         prev = self.tokens[start - 1].low if start > 0 else ""
         after = self.tokens[m.end].low if m.end < len(self.tokens) else ""
         # "placed by customers", "books by authors from Japan": a relation, not a grouping
-        return not (prev.endswith("ed") or prev in _PARTICIPLES or after in _RESTRICTIVE)
+        return not (prev.endswith("ed") or is_past_participle(prev) or after in _RESTRICTIVE)
 
     def projections(self, default: list[Target]) -> list[Target]:
         """Columns the question asks to see (unused column mentions), else `default`."""

@@ -32,18 +32,10 @@ AGG_WORDS = {
     "minimum": "min",
     "min": "min",
 }
-SUPER_DESC = frozenset(
-    """
-    highest largest biggest greatest most top best longest heaviest tallest latest newest
-    oldest priciest maximal
-    """.split()
-)
-SUPER_ASC = frozenset(
-    """
-    lowest smallest least fewest bottom worst shortest lightest earliest cheapest youngest
-    minimal
-    """.split()
-)
+# Superlatives that name no measure of their own; those that do ("oldest", "cheapest") are the
+# lexicon's SUPERLATIVE_MEASURES, inflected by lemminflect.
+SUPER_DESC = frozenset("highest largest biggest greatest most top best maximal".split())
+SUPER_ASC = frozenset("lowest smallest least fewest bottom worst minimal".split())
 #: Adjectives that name their measure: word -> (measure stems, direction) — "oldest", and the
 #: plain forms that follow "most" / "least" ("most expensive").
 ADJ_MEASURES = {**PLAIN_MEASURES, **SUPERLATIVE_MEASURES}

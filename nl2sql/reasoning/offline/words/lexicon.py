@@ -5,7 +5,8 @@ Nothing here names a table, a column or a value of any particular database: the 
 ("age", "weight", "price") are matched against column words by `canon`, like any question word.
 
 - A measure adjective names the measure it ranks or compares by: "the oldest" orders by an
-  age column, "heavier than 10" compares a weight column, "how much does it weigh" asks for it.
+  age column, "heavier than 10" compares a weight column. Its comparative and superlative forms
+  come from lemminflect, not from a table here.
 - A relation verb ("owned", "produced", "taught") links the entities around it; the foreign-key
   join already says how, so the verb itself needs no column.
 - A filler word ("information", "records") adds nothing a plan could express.
@@ -13,6 +14,8 @@ Every other word the schema does not explain stays unexplained and the planner r
 """
 
 from __future__ import annotations
+
+from lemminflect import getInflection  # type: ignore[import-untyped]
 
 from nl2sql.reasoning.offline.words.text import canon
 
@@ -39,18 +42,19 @@ _MEASURE_ADJECTIVES: dict[str, tuple[str, ...]] = {
 }
 _LOW = {"young", "light", "short", "cheap", "slow", "early"}  # "youngest" orders ascending
 
-_SUPERLATIVE_FORMS = {
-    "oldest": "old", "youngest": "young", "heaviest": "heavy", "lightest": "light",
-    "tallest": "tall", "shortest": "short", "longest": "long", "priciest": "pricey",
-    "cheapest": "cheap", "widest": "wide", "deepest": "deep", "fastest": "fast",
-    "slowest": "slow", "newest": "new", "latest": "late", "earliest": "early",
-}  # fmt: skip
-_COMPARATIVE_FORMS = {
-    "older": "old", "younger": "young", "heavier": "heavy", "lighter": "light",
-    "taller": "tall", "shorter": "short", "longer": "long", "pricier": "pricey",
-    "cheaper": "cheap", "wider": "wide", "deeper": "deep", "faster": "fast",
-    "slower": "slow", "newer": "new", "later": "late", "earlier": "early",
-}  # fmt: skip
+
+def _forms(tag: str) -> dict[str, str]:
+    """Inflected form -> adjective, from lemminflect ("oldest", "eldest" -> "old" for JJS)."""
+    return {
+        form: adj
+        for adj in _MEASURE_ADJECTIVES
+        for form in getInflection(adj, tag) or ()
+        if form != adj and not form.startswith(("more ", "most "))
+    }
+
+
+_SUPERLATIVE_FORMS = _forms("JJS")
+_COMPARATIVE_FORMS = _forms("JJR")
 
 
 def _nouns(adjective: str) -> tuple[str, ...]:
@@ -71,19 +75,9 @@ PLAIN_MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     adj: (_nouns(adj), "asc" if adj in _LOW else "desc") for adj in _MEASURE_ADJECTIVES
 }
 
-#: verbs and nouns that ask for a measure: "how much does it weigh" -> weight
-MEASURE_WORDS: dict[str, tuple[str, ...]] = {
-    canon(w): tuple(canon(n) for n in nouns)
-    for w, nouns in {
-        "weigh": ("weight",),
-        "cost": ("cost", "price"),
-        "worth": ("worth", "value"),
-        "earn": ("earning", "income", "salary"),
-        "aged": ("age",),
-        "born": ("birth",),
-        "sell": ("sale",),
-    }.items()
-}
+#: a verb whose measure noun is another word: "how much does it cost" -> a price column. Verbs
+#: whose noun is the same word ("rated" / rating, "aged" / age) need no entry: they share a stem.
+MEASURE_WORDS: dict[str, tuple[str, ...]] = {canon("cost"): (canon("price"),)}
 
 #: units after a number name the measure: "3 years old" -> age, "10 lbs" -> weight
 UNITS: dict[tuple[str, ...], tuple[str, ...]] = {

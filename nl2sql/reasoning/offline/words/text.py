@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+import inflect
+from lemminflect import getAllLemmas, getInflection  # type: ignore[import-untyped]
 
 _TOKEN = re.compile(
     r"(?P<quoted>(?:(?<=^)|(?<=[\s(,:=]))(?:'(?P<q1>[^']+)'|\"(?P<q2>[^\"]+)\"|“(?P<q3>[^”]+)”)"
@@ -48,44 +52,59 @@ FRAME = frozenset(
     oldest youngest newest latest earliest heaviest lightest tallest longest shortest""".split()
 )
 
-# Irregular forms the suffix rules cannot reach.
-_IRREGULAR = {
-    "people": "person",
-    "persons": "person",
-    "children": "child",
-    "men": "man",
-    "women": "woman",
-    "mice": "mouse",
-    "feet": "foot",
-    "teeth": "tooth",
-    "data": "data",
-    "media": "media",
-    "criteria": "criterion",
-    "ids": "id",
-}
-# Irregular verb forms -> their base form (read through `stem` like any word).
-_IRREGULAR_VERBS = {
-    form: base
-    for base, forms in {
-        "sell": "sold", "buy": "bought", "pay": "paid", "spend": "spent", "write": "wrote written",
-        "make": "made", "hold": "held", "teach": "taught", "lose": "lost", "win": "won",
-        "lead": "led", "give": "gave given", "get": "got gotten", "take": "took taken",
-        "run": "ran", "come": "came", "become": "became", "choose": "chose chosen",
-        "drive": "drove driven", "fly": "flew flown", "grow": "grew grown", "know": "knew known",
-        "leave": "left", "meet": "met", "keep": "kept", "build": "built", "send": "sent",
-        "stand": "stood", "find": "found", "wear": "wore worn", "show": "shown",
-        "draw": "drew drawn", "do": "did done", "go": "went gone", "see": "saw seen",
-        "bring": "brought", "catch": "caught", "fight": "fought", "think": "thought",
-        "tell": "told", "sing": "sang sung", "speak": "spoke spoken", "steal": "stole stolen",
-        "throw": "threw thrown", "ride": "rode ridden", "rise": "rose risen", "fall": "fell fallen",
-        "eat": "ate eaten", "begin": "began begun", "bear": "born borne", "swim": "swam swum",
-    }.items()
-    for form in forms.split()
-}  # fmt: skip
-_IRREGULAR.update(_IRREGULAR_VERBS)
 
-#: past forms of irregular verbs ("made", "sold"): verbs of a question, not nouns of a schema
-IRREGULAR_FORMS = frozenset(_IRREGULAR_VERBS)
+def _suffix_stem(w: str) -> str:
+    """The suffix rules of `stem` alone (no dictionary)."""
+    if len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "shes", "ches", "xes", "zes", "uses")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ing") and len(w) >= 6:
+        w = w[:-3]
+    elif w.endswith("ied") and len(w) >= 5:
+        w = w[:-3] + "y"
+    elif w.endswith("ed") and len(w) >= 5:
+        w = w[:-2]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    # "cancelled"/"cancel", "fill"/"filled": merge a final double consonant on both sides.
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeious":
+        w = w[:-1]
+    return w
+
+
+@lru_cache(maxsize=65536)
+def _irregular_noun(w: str) -> str | None:
+    """The singular of an irregular plural ("children", "people", "criteria"), from lemminflect's
+    dictionary, else inflect's rules when lemminflect knows the result as a noun; None when the
+    suffix rules already reach it."""
+    lemmas = getAllLemmas(w).get("NOUN", ())
+    if w in lemmas and len(lemmas) > 1:
+        return None  # a noun in its own right too ("data", "media"): kept as written
+    known = [x for x in lemmas if x != w]
+    if not known and lemmas:  # a noun that is its own lemma ("people"): inflect's irregulars
+        single = _INFLECT.singular_noun(w)
+        known = [single] if single and getAllLemmas(single).get("NOUN") else []
+    if known and _suffix_stem(known[0]) != _suffix_stem(w):
+        return str(known[0])
+    return None
+
+
+@lru_cache(maxsize=65536)
+def irregular_verb(w: str) -> str | None:
+    """The base of an irregular verb form ("sold" -> "sell", "born" -> "bear"), from lemminflect's
+    dictionary; None for a base form, a regular form or a word that is no verb."""
+    lemmas = getAllLemmas(w).get("VERB", ())
+    if not lemmas or w in lemmas or w.endswith("ed"):
+        return None
+    return str(lemmas[0]) if _suffix_stem(lemmas[0]) != _suffix_stem(w) else None
+
+
+_INFLECT = inflect.engine()
 
 # Abbreviations common in column names, expanded before stemming.
 ABBREVIATIONS = {
@@ -171,31 +190,11 @@ _NUMBER_WORDS = {
 
 
 def stem(word: str) -> str:
-    """A consistent light stem: plural, -ed, -ing and final -e removed, final double letter merged."""
+    """A consistent light stem: plural, -ed, -ing and final -e removed, final double letter merged;
+    irregular plurals and verb forms read as their base first ("children", "sold")."""
     w = word.lower().replace("’", "'").split("'")[0]
-    if w in _IRREGULAR:
-        base = _IRREGULAR[w]
-        return base if base == w else stem(base)
-    if len(w) <= 3:
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith(("sses", "shes", "ches", "xes", "zes", "uses")):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    if w.endswith("ing") and len(w) >= 6:
-        w = w[:-3]
-    elif w.endswith("ied") and len(w) >= 5:
-        w = w[:-3] + "y"
-    elif w.endswith("ed") and len(w) >= 5:
-        w = w[:-2]
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    # "cancelled"/"cancel", "fill"/"filled": merge a final double consonant on both sides.
-    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeious":
-        w = w[:-1]
-    return w
+    base = _irregular_noun(w) or irregular_verb(w)
+    return _suffix_stem(base if base else w)
 
 
 _CANON: dict[str, str] = {}
@@ -284,3 +283,12 @@ def tokenize(text: str) -> list[Token]:
 def is_content(token: Token) -> bool:
     """A word that may name a table, a column or a value (not a function or frame word)."""
     return token.kind == "word" and token.low not in STOP and token.low not in FRAME
+
+
+@lru_cache(maxsize=65536)
+def is_past_participle(word: str) -> bool:
+    """A past participle distinct from its verb's base ("sold", "placed", not "cost"), by
+    lemminflect's dictionary of verb forms."""
+    w = word.lower()
+    verbs = getAllLemmas(w).get("VERB", ())
+    return w not in verbs and any(w in (getInflection(v, "VBN") or ()) for v in verbs)
