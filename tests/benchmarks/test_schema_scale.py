@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module():
+    if str(ROOT / "benchmarks") not in sys.path:  # the benchmarks import their shared helper
+        sys.path.append(str(ROOT / "benchmarks"))
     spec = importlib.util.spec_from_file_location("schema_scale", ROOT / "benchmarks" / "schema_scale.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules["schema_scale"] = module
