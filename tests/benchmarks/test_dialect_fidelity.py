@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
 import sys
-from pathlib import Path
 
 import pytest
 
 from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
 
-ROOT = Path(__file__).resolve().parents[2]
+from .conftest import ROOT, load_benchmark
+
 SPIDER = ROOT / ".." / "shared" / "benchmarks" / "spider_dev"
 DB = SPIDER / "database" / "concert_singer" / "concert_singer.sqlite"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def fidelity():
     if not DB.is_file():
         pytest.skip(f"Spider dev databases not found at {SPIDER}")
-    return _load("dialect_fidelity")
+    return load_benchmark("dialect_fidelity")
 
 
 @pytest.mark.parametrize(

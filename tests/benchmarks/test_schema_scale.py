@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
-import sys
 from pathlib import Path
 
 import nl2sql
+
+from .conftest import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module():
-    if str(ROOT / "benchmarks") not in sys.path:  # the benchmarks import their shared helper
-        sys.path.append(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("schema_scale", ROOT / "benchmarks" / "schema_scale.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["schema_scale"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("schema_scale")
 
 
 def test_generated_database_has_the_tables_and_answers_the_question(tmp_path):

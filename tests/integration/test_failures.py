@@ -228,6 +228,19 @@ def _two_standalone(demo_paths, tmp_path, **settings):
     return _connect(demo_paths, tmp_path, models={"decomposer": Scripted(response)}, settings=settings)
 
 
+def _ask_removing_the_crm_artifact(session, tmp_path):
+    """Ask the two-source question, deleting the crm scan's artifact as the aggregator starts."""
+    removed = []
+
+    def remove_crm_artifact(event):
+        if event == {"event": "start", "node": "aggregator"}:
+            for path in Path(tmp_path / "p" / "artifacts").rglob("sq_tickets*.parquet"):
+                os.remove(path)
+                removed.append(path)
+
+    return session.ask("orders and tickets", on_event=remove_crm_artifact), removed
+
+
 class _Forgetful(dict):
     """A run's in-memory results that never hold the tickets' table: the aggregator must read
     that artifact from its file."""
@@ -239,15 +252,7 @@ class _Forgetful(dict):
 
 def test_artifact_removed_mid_run_is_not_needed_while_the_run_holds_it(demo_paths, tmp_path):
     session = _two_standalone(demo_paths, tmp_path)
-    removed = []
-
-    def remove_crm_artifact(event):
-        if event == {"event": "start", "node": "aggregator"}:
-            for path in Path(tmp_path / "p" / "artifacts").rglob("sq_tickets*.parquet"):
-                os.remove(path)
-                removed.append(path)
-
-    result = session.ask("orders and tickets", on_event=remove_crm_artifact)
+    result, removed = _ask_removing_the_crm_artifact(session, tmp_path)
     assert removed
     assert result.status == "success"  # the run handed its tables over in memory
     assert sorted(result.tables) == ["combine:sq_orders", "combine:sq_tickets"]
@@ -260,15 +265,7 @@ def test_artifact_removed_mid_run_fails_only_its_group(demo_paths, tmp_path, mon
     monkeypatch.setattr(NL2SQLContext, "for_run", lambda self, *a, **k: dataclasses.replace(
         for_run(self, *a, **k), results=_Forgetful()))
     session = _two_standalone(demo_paths, tmp_path)
-    removed = []
-
-    def remove_crm_artifact(event):
-        if event == {"event": "start", "node": "aggregator"}:
-            for path in Path(tmp_path / "p" / "artifacts").rglob("sq_tickets*.parquet"):
-                os.remove(path)
-                removed.append(path)
-
-    result = session.ask("orders and tickets", on_event=remove_crm_artifact)
+    result, removed = _ask_removing_the_crm_artifact(session, tmp_path)
     assert removed
     assert _codes(result) == [ErrorCode.AGGREGATOR_FAILED]
     assert list(result.tables) == ["combine:sq_orders"]  # the other group still aggregated
