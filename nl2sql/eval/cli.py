@@ -1,11 +1,12 @@
-"""`nl2sql bench spider`: run a Spider-format question set through the pipeline and score it."""
+"""`nl2sql bench spider` / `nl2sql bench demo`: run a Spider-format question set (a downloaded
+benchmark, or the demo's questions laid out as one) through the pipeline and score it."""
 
 from __future__ import annotations
 
 import argparse
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the runner imports pydantic and sqlglot: only when a benchmark runs
     from rich.console import Console
@@ -15,7 +16,7 @@ if TYPE_CHECKING:  # the runner imports pydantic and sqlglot: only when a benchm
 
 
 def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `bench spider` on the `nl2sql` command's sub-parsers."""
+    """Register `bench spider` and `bench demo` on the `nl2sql` command's sub-parsers."""
     bench = sub.add_parser("bench", help="measure the pipeline on a benchmark")
     kinds = bench.add_subparsers(dest="benchmark", required=True)
     spider = kinds.add_parser(
@@ -28,15 +29,12 @@ def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     spider.add_argument(
         "--questions", required=True, help="JSON list of {id, db_id, question, query}"
     )
-    spider.add_argument("--databases", required=True, help="folder of <db_id>/<db_id>.sqlite")
-    spider.add_argument("--model", help="model spec for every node (default: offline)")
     spider.add_argument(
-        "--out", help="write one JSON record per question to this file (JSON lines)"
+        "--databases", required=True, help="folder of <db_id>/<db_id>.sqlite (or .duckdb)"
     )
-    spider.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    _add_run_options(spider)
     spider.add_argument("--db", action="append", help="only questions of this db_id (repeatable)")
     spider.add_argument("--limit", type=int, help="only the first N questions")
-    spider.add_argument("--timeout", type=float, default=30.0, help="per-question timeout (s)")
     spider.add_argument(
         "--folds", type=int, help="also score leave-databases-out: K groups of databases, each "
         "scored with the confidence threshold fitted on the others"
@@ -45,42 +43,86 @@ def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--target-precision", type=float, default=0.9,
         help="precision the fitted confidence threshold aims at (default 0.9)",
     )
+    demo = kinds.add_parser(
+        "demo",
+        help="the demo's questions as a Spider-format set, scored with execution accuracy",
+        description="Writes the demo build as a Spider-format folder (questions.json and "
+        "database/<db_id>/...) beside the demo cache, then scores it as `bench spider` does.",
+    )
+    demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (default 1.0)")
+    _add_run_options(demo)
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options of how questions are asked, common to every benchmark."""
+    parser.add_argument("--model", help="model spec for every node (default: offline)")
+    parser.add_argument(
+        "--out", help="write one JSON record per question to this file (JSON lines)"
+    )
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="per-question timeout (s)")
 
 
 def run_bench(console: Console, args: argparse.Namespace) -> int:
     """Run the benchmark the arguments describe; 0 once every question is scored (a question's
     own failure is part of the figures, not of the exit code)."""
-    from nl2sql.eval.report import render
     from nl2sql.eval.spider import load_questions
 
-    questions = load_questions(args.questions)
-    if args.db:
-        questions = [q for q in questions if q.db_id in set(args.db)]
-    if args.limit is not None:
-        questions = questions[: args.limit]
-    if not Path(args.databases).is_dir():
-        raise ValueError(f"--databases {args.databases} is not a folder")
-    if args.folds:
-        from nl2sql.eval.folds import split
+    if args.benchmark == "demo":
+        from nl2sql.eval.demo import build_demo_benchmark
 
-        split([q.db_id for q in questions], args.folds)  # refuse a bad K before any question runs
-    started = time.perf_counter()
-    records = _run_with_progress(console, questions, args)
-    seconds = time.perf_counter() - started
-    if args.out:
-        _write(Path(args.out), records)
-    render(console, records, seconds, title=f"execution accuracy — {args.questions}")
-    if args.folds:
-        from nl2sql.eval.folds import render_folds
+        bench = build_demo_benchmark(scale=args.scale)
+        console.print(f"the demo as a Spider-format benchmark: {bench.questions.parent}")
+        questions = load_questions(bench.questions)
+        _score(console, questions, bench.databases, args, str(bench.questions), bench.settings)
+    else:
+        questions = load_questions(args.questions)
+        if args.db:
+            questions = [q for q in questions if q.db_id in set(args.db)]
+        if args.limit is not None:
+            questions = questions[: args.limit]
+        if not Path(args.databases).is_dir():
+            raise ValueError(f"--databases {args.databases} is not a folder")
+        if args.folds:
+            from nl2sql.eval.folds import split
 
-        render_folds(console, records, args.folds, args.target_precision)
+            split([q.db_id for q in questions], args.folds)  # a bad K before any question runs
+        records = _score(console, questions, Path(args.databases), args, args.questions)
+        if args.folds:
+            from nl2sql.eval.folds import render_folds
+
+            render_folds(console, records, args.folds, args.target_precision)
     if args.out:
         console.print(f"per-question records: {args.out}")
     return 0
 
 
+def _score(
+    console: Console,
+    questions: list[BenchQuestion],
+    databases: Path,
+    args: argparse.Namespace,
+    title: str,
+    settings: dict[str, Any] | None = None,
+) -> list[QuestionRecord]:
+    """Ask and score the questions, write the records (`--out`) and print the figures."""
+    from nl2sql.eval.report import render
+
+    started = time.perf_counter()
+    records = _run_with_progress(console, questions, databases, args, settings)
+    seconds = time.perf_counter() - started
+    if args.out:
+        _write(Path(args.out), records)
+    render(console, records, seconds, title=f"execution accuracy — {title}")
+    return records
+
+
 def _run_with_progress(
-    console: Console, questions: list[BenchQuestion], args: argparse.Namespace
+    console: Console,
+    questions: list[BenchQuestion],
+    databases: Path,
+    args: argparse.Namespace,
+    settings: dict[str, Any] | None,
 ) -> list[QuestionRecord]:
     """Run the questions with a progress bar showing the running counts."""
     from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -103,10 +145,11 @@ def _run_with_progress(
 
         return run_benchmark(
             questions,
-            args.databases,
+            databases,
             model=args.model,
             workers=max(1, args.workers),
             timeout_s=args.timeout,
+            settings=settings,
             on_done=done,
         )
 

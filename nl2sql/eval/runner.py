@@ -1,7 +1,7 @@
 """The benchmark runner: every question through the real pipeline, scored against its gold result.
 
-Each worker process opens one Session per database it meets (`nl2sql.connect` on the SQLite file,
-with a private project folder) and keeps it for the following questions of that database; a new
+Each worker process opens one Session per database it meets (`nl2sql.connect` on the SQLite or
+DuckDB file, with a private project folder and the benchmark's own settings, e.g. a reference date) and keeps it for the following questions of that database; a new
 Session answers one untimed warm-up question first, so the first timed question of a worker does
 not pay for the imports and indexes of the first run. With several workers, each database's
 questions go to one worker as a whole (largest first), so no database is opened twice. A
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -60,10 +60,17 @@ class QuestionRecord(BaseModel):
 class Worker:
     """Answers questions of any database, one Session per database, opened on first use."""
 
-    def __init__(self, databases: str | Path, model: str | None = None, timeout_s: float = 30.0):
+    def __init__(
+        self,
+        databases: str | Path,
+        model: str | None = None,
+        timeout_s: float = 30.0,
+        settings: Mapping[str, Any] | None = None,
+    ):
         self.databases = Path(databases)
         self.model = model
         self.timeout_s = timeout_s
+        self.settings = dict(settings or {})
         self._sessions: dict[str, Session] = {}
         self._folder = tempfile.TemporaryDirectory(prefix="nl2sql-bench-")
 
@@ -75,9 +82,10 @@ class Worker:
 
             path = database_path(self.databases, db_id)
             session = self._sessions[db_id] = connect(
-                sources={db_id: f"sqlite:///{path}"},
+                sources={db_id: f"{path.suffix.lstrip('.')}:///{path}"},  # sqlite or duckdb
                 models=self.model,
                 settings={
+                    **self.settings,
                     "project_dir": str(Path(self._folder.name) / db_id),
                     "row_cap": ROW_CAP,
                     "pipeline_timeout_s": self.timeout_s,
@@ -158,9 +166,11 @@ def _rows(result: Any) -> list[tuple[Any, ...]]:
 _WORKER: Worker | None = None  # the worker of this process (set by the pool's initializer)
 
 
-def _init_process(databases: str, model: str | None, timeout_s: float) -> None:
+def _init_process(
+    databases: str, model: str | None, timeout_s: float, settings: dict[str, Any]
+) -> None:
     global _WORKER
-    _WORKER = Worker(databases, model, timeout_s)
+    _WORKER = Worker(databases, model, timeout_s, settings)
 
 
 def _run_in_process(questions: list[BenchQuestion]) -> list[QuestionRecord]:
@@ -184,12 +194,17 @@ def run_benchmark(
     model: str | None = None,
     workers: int = 1,
     timeout_s: float = 30.0,
+    settings: Mapping[str, Any] | None = None,
     on_done: Callable[[QuestionRecord], None] | None = None,
 ) -> list[QuestionRecord]:
-    """Answer and score every question; records come back in the questions' order."""
+    """Answer and score every question; records come back in the questions' order.
+
+    `settings` are given to every Session (e.g. the `reference_date` of relative dates); the
+    runner's own (project folder, row cap, timeout) win over them.
+    """
     notify = on_done or (lambda _r: None)
     if workers <= 1:
-        worker = Worker(databases, model, timeout_s)
+        worker = Worker(databases, model, timeout_s, settings)
         try:
             return [_tap(worker.run(q), notify) for q in questions]
         finally:
@@ -200,7 +215,7 @@ def run_benchmark(
         max_workers=workers,
         mp_context=get_context("spawn"),
         initializer=_init_process,
-        initargs=(str(databases), model, timeout_s),
+        initargs=(str(databases), model, timeout_s, dict(settings or {})),
     ) as pool:
         # A database's questions stay on one worker: its Session is opened and warmed once.
         futures = {pool.submit(_run_in_process, [questions[p] for p in group]): group

@@ -3,7 +3,9 @@
 A question file is a JSON list of objects with `db_id`, `question` and `query` (the gold SQL,
 SQLite); `id` and `hardness` are optional (the position and Spider's hardness rules computed from
 the gold query stand in), and `query_alternatives` lists other accepted gold queries (a prediction
-matching any of them is correct). Each database is one SQLite file at `<databases>/<db_id>/<db_id>.sqlite`.
+matching any of them is correct). Each database is one SQLite file at `<databases>/<db_id>/<db_id>.sqlite`
+(Spider's layout) or one DuckDB file at `<databases>/<db_id>/<db_id>.duckdb`; a gold query is
+written in its database's SQL.
 
 The harness does not read Spider's `tables.json`: the engine links against the SchemaSnapshot
 the SQLite adapter introspects (table and column names, declared foreign keys, sampled values),
@@ -22,6 +24,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from nl2sql.eval.hardness import hardness_of
+
+#: A DuckDB gold result is read through the (capped) adapter: a cap far above any gold result.
+GOLD_ROW_CAP = 1_000_000
 
 
 class BenchQuestion(BaseModel):
@@ -62,16 +67,25 @@ def load_questions(path: str | Path) -> list[BenchQuestion]:
     return out
 
 
+#: The database files a benchmark folder may hold per db_id, looked for in this order.
+DATABASE_SUFFIXES = (".sqlite", ".duckdb")
+
+
 def database_path(databases: str | Path, db_id: str) -> Path:
-    """`<databases>/<db_id>/<db_id>.sqlite` (FileNotFoundError when it is missing)."""
-    path = Path(databases) / db_id / f"{db_id}.sqlite"
-    if not path.is_file():
-        raise FileNotFoundError(f"no database file for {db_id!r} at {path}")
-    return path
+    """`<databases>/<db_id>/<db_id>.sqlite` or `.duckdb` (FileNotFoundError when neither is there)."""
+    stem = Path(databases) / db_id / db_id
+    for suffix in DATABASE_SUFFIXES:
+        path = stem.with_name(stem.name + suffix)
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"no database file for {db_id!r} at {stem}.sqlite (or .duckdb)")
 
 
 def run_gold(path: Path, sql: str, timeout_s: float = 30.0) -> list[tuple[Any, ...]]:
-    """Execute a gold query on a read-only connection; sqlite3.Error on failure or timeout."""
+    """Execute a gold query read-only; sqlite3.Error (DuckDB: ResultError) on failure
+    or timeout."""
+    if path.suffix == ".duckdb":
+        return _run_duckdb(path, sql, timeout_s)
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     # Spider databases hold some text that is not valid UTF-8; keep it instead of failing.
     con.text_factory = lambda b: b.decode("utf-8", errors="replace")
@@ -81,3 +95,19 @@ def run_gold(path: Path, sql: str, timeout_s: float = 30.0) -> list[tuple[Any, .
         return [tuple(row) for row in con.execute(sql).fetchall()]
     finally:
         con.close()
+
+
+def _run_duckdb(path: Path, sql: str, timeout_s: float) -> list[tuple[Any, ...]]:
+    """Through the read-only DuckDB adapter: the session of the same file shares its database
+    instance, and DuckDB refuses a second open of one file with another configuration."""
+    from nl2sql.datasources.duckdb import DuckDBAdapter
+
+    adapter = DuckDBAdapter("gold", path, row_cap=GOLD_ROW_CAP, timeout_s=timeout_s)
+    try:
+        result = adapter.execute(sql)
+    finally:
+        adapter.close()
+    if result.truncated:
+        raise ValueError(f"the gold result has over {GOLD_ROW_CAP:,} rows")
+    table = result.table
+    return list(zip(*[c.to_pylist() for c in table.columns], strict=True))

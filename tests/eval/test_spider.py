@@ -40,3 +40,25 @@ def test_gold_queries_run_read_only(tiny_spider):
     ]
     with pytest.raises(sqlite3.OperationalError):
         run_gold(path, "DELETE FROM books")
+
+
+def test_a_duckdb_database_is_found_and_its_gold_queries_run_read_only(tmp_path):
+    import duckdb
+
+    from nl2sql.datasources.base import ResultError
+
+    folder = tmp_path / "Ledger"
+    folder.mkdir()
+    con = duckdb.connect(str(folder / "Ledger.duckdb"))
+    con.execute("CREATE TABLE Entries (EntryId INTEGER PRIMARY KEY, Amount DECIMAL(9, 2))")
+    con.execute("INSERT INTO Entries VALUES (1, 12.50), (2, 7.25), (3, 30.00)")
+    con.close()
+    path = database_path(tmp_path, "Ledger")
+    assert path.name == "Ledger.duckdb"
+    rows = run_gold(path, "SELECT EntryId FROM Entries WHERE Amount > 10 ORDER BY EntryId")
+    assert rows == [(1,), (3,)]
+    with pytest.raises(ResultError):
+        run_gold(path, "DELETE FROM Entries")
+    with pytest.raises(ResultError):
+        run_gold(path, "SELECT nothing FROM Entries")
+    assert run_gold(path, "SELECT COUNT(*) FROM Entries") == [(3,)]  # still all there
