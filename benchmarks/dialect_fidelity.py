@@ -10,6 +10,9 @@ word that names no column read as a string as SQLite does). Prints the table and
 disagreement of the prepared run, grouped by error, for the closing note.
 
     python benchmarks/dialect_fidelity.py  # servers: NL2SQL_TEST_POSTGRES_URL / _MYSQL_URL
+
+The Spider dev set is read from `../shared/benchmarks/spider_dev` beside the clone (not part of
+the repository); without it the script stops with one line saying so.
 """
 
 from __future__ import annotations
@@ -167,6 +170,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write every disagreement as JSON here")
     parser.add_argument("--limit", type=int, help="only the first N questions")
     args = parser.parse_args()
+    if not (SPIDER / "questions.json").is_file():
+        sys.exit("dialect_fidelity: needs ../shared/benchmarks/spider_dev beside the clone")
     questions = json.loads((SPIDER / "questions.json").read_text(encoding="utf-8"))[: args.limit]
     files = {
         db: SPIDER / "database" / db / f"{db}.sqlite"

@@ -1,13 +1,18 @@
-"""Fixtures every test folder may use: the URLs of the PostgreSQL and MariaDB test servers.
+"""Fixtures every test folder may use: the URLs of the PostgreSQL and MariaDB test servers, and
+the material of the `../shared` folder beside the clone.
 
-`NL2SQL_TEST_POSTGRES_URL` and `NL2SQL_TEST_MYSQL_URL` name them (`.ci/run` exports both). A
-test that needs a server which is not configured or does not answer fails in CI (env `CI` set)
-and is skipped elsewhere, with the reason either way.
+`NL2SQL_TEST_POSTGRES_URL` and `NL2SQL_TEST_MYSQL_URL` name the servers (`.ci/run` exports both).
+`../shared` holds what is not part of the repository (benchmark data, SQL corpora); a fresh clone
+has none. A test that needs a server which is not configured or does not answer, or a `../shared`
+path that is not there, fails in CI (env `CI` set) and is skipped elsewhere, with the reason
+either way.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +20,7 @@ _SERVERS = {
     "postgres": ("NL2SQL_TEST_POSTGRES_URL", "PostgreSQL"),
     "mysql": ("NL2SQL_TEST_MYSQL_URL", "MySQL/MariaDB"),
 }
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # beside the clone, not in it
 
 
 def _unavailable(reason: str) -> None:
@@ -56,3 +62,17 @@ def postgres_url() -> str:
 def mysql_url() -> str:
     """A MySQL/MariaDB URL (PyMySQL driver) of a server where tests may create databases."""
     return _server_url("mysql")
+
+
+@pytest.fixture(scope="session")
+def shared_path() -> Callable[[str], Path]:
+    """`shared_path("benchmarks/spider_dev/tables.json")`: that path of `../shared`, or the test
+    stops there with "needs ../shared/… beside the clone" (skipped; failed in CI)."""
+
+    def find(relative: str) -> Path:
+        path = SHARED / relative
+        if not path.exists():
+            _unavailable(f"needs ../shared/{relative} beside the clone")
+        return path
+
+    return find

@@ -9,27 +9,28 @@ import pytest
 
 from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
 
-from .conftest import ROOT, load_benchmark
-
-SPIDER = ROOT / ".." / "shared" / "benchmarks" / "spider_dev"
-DB = SPIDER / "database" / "concert_singer" / "concert_singer.sqlite"
+from .conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def fidelity():
-    if not DB.is_file():
-        pytest.skip(f"Spider dev databases not found at {SPIDER}")
     return load_benchmark("dialect_fidelity")
+
+
+@pytest.fixture(scope="module")
+def concert_db(shared_path):
+    """One Spider dev database (SQLite)."""
+    return shared_path("benchmarks/spider_dev/database/concert_singer/concert_singer.sqlite")
 
 
 @pytest.mark.parametrize(
     ("server", "dialect"), [("postgres_url", "postgres"), ("mysql_url", "mysql")]
 )
 def test_a_spider_database_is_copied_with_its_rows_and_comparable_types(
-    request: pytest.FixtureRequest, fidelity, server: str, dialect: str
+    request: pytest.FixtureRequest, fidelity, concert_db, server: str, dialect: str
 ):
     servers = sys.modules["spider_servers"]
-    with servers.loaded(request.getfixturevalue(server), {"concert_singer": DB}) as urls:
+    with servers.loaded(request.getfixturevalue(server), {"concert_singer": concert_db}) as urls:
         adapter = SQLAlchemyAdapter("cs", urls["concert_singer"])
         try:
             snapshot = adapter.fetch_schema()
@@ -38,13 +39,13 @@ def test_a_spider_database_is_copied_with_its_rows_and_comparable_types(
             ]  # fmt: skip
             # concert.year is TEXT in SQLite holding '2014': loaded as a number.
             assert "INT" in snapshot.table("concert").column("year").type
-            lite = sqlite3.connect(DB)
+            lite = sqlite3.connect(concert_db)
             for table in ("singer", "concert"):
                 [(expected,)] = lite.execute(f"SELECT COUNT(*) FROM {table}").fetchall()
                 got = adapter.execute(f"SELECT COUNT(*) FROM {table}").table.column(0)[0].as_py()
                 assert got == expected
             gold = "SELECT count(*) FROM concert WHERE YEAR = 2014 OR YEAR = 2015"
-            names = fidelity._names(DB)
+            names = fidelity._names(concert_db)
             sql = fidelity.transpile(gold, dialect, names)
             rows = fidelity._server_rows(adapter, sql)
             assert fidelity.same_rows(lite.execute(gold).fetchall(), rows, keep_order=False)

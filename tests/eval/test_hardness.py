@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from nl2sql.eval.hardness import hardness_of
-
-SPIDER_DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "spider_dev"
 
 
 @pytest.mark.parametrize(
@@ -32,10 +29,8 @@ def test_levels_follow_spiders_rules(sql, level):
     assert hardness_of(sql) == level
 
 
-def test_levels_agree_with_the_spider_dev_file():
-    path = SPIDER_DEV / "questions.json"
-    if not path.is_file():
-        pytest.skip("the Spider dev questions are not beside the checkout")
+def test_levels_agree_with_the_spider_dev_file(shared_path):
+    path = shared_path("benchmarks/spider_dev/questions.json")
     questions = json.loads(path.read_text(encoding="utf-8"))
     wrong = [q["id"] for q in questions if hardness_of(q["query"]) != q["hardness"]]
     assert not wrong

@@ -6,6 +6,7 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,6 @@ from nl2sql.security.sql_guard import DEFAULT_MAX_SQL_BYTES, GuardResult, check_
 from nl2sql.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO / ".." / "shared" / "sql-corpus"
 SQLGEN_FIXTURES = REPO / "tests" / "fixtures" / "sqlgen"
 DIALECTS = ("duckdb", "sqlite", "postgres", "mysql")
 # A valid SQLite median query: sqlglot 30 cannot parse `%` inside LIMIT in any dialect.
@@ -29,10 +29,8 @@ UNPARSEABLE_MEDIAN = (
 )
 
 
-def _corpus(name: str) -> list[dict[str, str]]:
-    path = CORPUS / f"{name}.jsonl"
-    if not path.exists():
-        pytest.skip(f"shared corpus {path} is not on this machine")
+def _corpus(shared_path: Callable[[str], Path], name: str) -> list[dict[str, str]]:
+    path = shared_path(f"sql-corpus/{name}.jsonl")
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -46,8 +44,8 @@ def _refused(sql: str, dialect: str, **kw: Any) -> GuardResult:
 # --- real corpora -------------------------------------------------------------------------------
 
 
-def test_every_benchmark_gold_query_is_allowed() -> None:
-    rows = _corpus("accept")
+def test_every_benchmark_gold_query_is_allowed(shared_path: Callable[[str], Path]) -> None:
+    rows = _corpus(shared_path, "accept")
     failures = [
         (row["sql"], result.code, result.message)
         for row in rows
@@ -56,8 +54,10 @@ def test_every_benchmark_gold_query_is_allowed() -> None:
     assert not failures, f"{len(failures)} of {len(rows)} refused, e.g. {failures[:5]}"
 
 
-def test_every_write_or_ddl_statement_of_the_corpus_is_refused_as_such() -> None:
-    rows = _corpus("reject")
+def test_every_write_or_ddl_statement_of_the_corpus_is_refused_as_such(
+    shared_path: Callable[[str], Path],
+) -> None:
+    rows = _corpus(shared_path, "reject")
     wrong = [
         (row["sql"][:80], result.code)
         for row in rows

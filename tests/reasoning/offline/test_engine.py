@@ -137,8 +137,6 @@ def test_engine_names_no_demo_table_column_or_value():
         assert not found, f"{path.name} names {found}"
 
 
-SPIDER_DEV = Path(__file__).resolve().parents[3] / ".." / "shared" / "benchmarks" / "spider_dev"
-
 # Ordinary English words the engine's generic lexicon, rules and docs use, which also happen to
 # be the names of some benchmark tables or columns ("ship" is the derivational suffix of
 # "membership"). Everything else a benchmark database calls its tables and columns (domain
@@ -150,10 +148,10 @@ GENERIC_WORDS = {
 }  # fmt: skip
 
 
-def _benchmark_identifiers() -> set[str]:
+def _benchmark_identifiers(tables_json: Path) -> set[str]:
     import json
 
-    tables = json.loads((SPIDER_DEV / "tables.json").read_text(encoding="utf-8"))
+    tables = json.loads(tables_json.read_text(encoding="utf-8"))
     found: set[str] = set()
     for db in tables:
         found.update(db["table_names_original"])
@@ -161,14 +159,11 @@ def _benchmark_identifiers() -> set[str]:
     return found
 
 
-def test_engine_names_no_benchmark_table_or_column():
+def test_engine_names_no_benchmark_table_or_column(shared_path):
     # The engine is measured on Spider's dev databases and judged on databases it never saw:
     # a rule naming a dev table or column would fit the benchmark instead of English.
-    import pytest
-
-    if not (SPIDER_DEV / "tables.json").is_file():
-        pytest.skip("the Spider dev schema file is not beside the checkout")
-    identifiers = {i for i in _benchmark_identifiers() if i.lower() not in GENERIC_WORDS}
+    tables_json = shared_path("benchmarks/spider_dev/tables.json")
+    identifiers = {i for i in _benchmark_identifiers(tables_json) if i.lower() not in GENERIC_WORDS}
     assert len(identifiers) > 100  # all 10 dev databases were read
     patterns = [
         (i, re.compile(rf"(?<![A-Za-z0-9_]){re.escape(i)}(?![A-Za-z0-9_])", re.I))
