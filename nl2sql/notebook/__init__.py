@@ -26,7 +26,7 @@ def magic_session() -> Session:
 
     from nl2sql.notebook.magic import NL2SQL
 
-    shell = get_ipython()  # type: ignore[no-untyped-call]  # IPython has no annotations
+    shell = get_ipython()
     magic = next((c for c in getattr(shell, "configurables", []) if isinstance(c, NL2SQL)), None)
     if magic is None:
         raise RuntimeError("the nl2sql extension is not loaded here: run %load_ext nl2sql first")

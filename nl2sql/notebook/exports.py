@@ -118,5 +118,5 @@ def file_stem(question: str) -> str:
     """
     import re
 
-    words = re.findall(r"[a-z0-9]+", question.lower())[:8]
-    return "-".join(words) or "nl2sql-result"
+    words = re.findall(r"[a-z0-9]+", question.lower())[:10]
+    return "-".join(words)[:80].strip("-") or "nl2sql-result"
