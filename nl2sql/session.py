@@ -246,14 +246,11 @@ class Session:
                            user=user or self.user)
 
     def sql(self, datasource: str, sql: str) -> pd.DataFrame:
-        """Run one read-only SQL statement on `datasource` (an SQL cell that `%nl2sql --sql` or
-        "Insert as cell" wrote): the session user's access, the execute.before hooks, the SQL
-        guard, the row cap and the timeout apply as to a generated query. The rows as a pandas
-        DataFrame; ValueError with one line when it may not or cannot run."""
+        """Run one read-only statement on `datasource` (an inserted SQL cell) as a generated query
+        runs: RBAC, execute.before hooks, SQL guard, row cap, timeout. ValueError when it may not."""
         from nl2sql.governance.direct import run_sql
 
-        table = run_sql(self.context, datasource, sql, self.user)
-        return table.to_pandas()
+        return run_sql(self.context, datasource, sql, self.user).to_pandas()
 
     # -- actions on a result (the widget's buttons) -------------------------------------------
     def approve(self, result: QueryResult, request_ids: str | Iterable[str] | None = None, *,

@@ -165,7 +165,7 @@ def _export_notebook(path: Path, project: Path) -> None:
 
 def test_insert_as_cell_and_download_csv(jupyterlab, tmp_path):
     """"Insert as cell" adds a cell below the answer that runs its SQL and shows the rows;
-    "Download CSV" saves a file holding the same rows."""
+    "Download CSV" saves a file holding the same rows; "Copy SQL" puts the SQL on the clipboard."""
     import io
 
     import pandas as pd
@@ -177,7 +177,8 @@ def test_insert_as_cell_and_download_csv(jupyterlab, tmp_path):
     name = "exports.ipynb"
     _export_notebook(tmp_path / "root" / name, tmp_path / "project")
     with nl2sql.connect("demo", settings={"project_dir": tmp_path / "expected"}) as session:
-        expected = session.ask(EXPORT_QUESTION).to_pandas()
+        answer = session.ask(EXPORT_QUESTION)
+        expected, sql = answer.to_pandas(), answer.sql
     assert len(expected) > 1
     OUTPUT.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
@@ -185,6 +186,7 @@ def test_insert_as_cell_and_download_csv(jupyterlab, tmp_path):
                                     downloads_path=str(tmp_path / "downloads"))
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
             page = context.new_page()
             page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=WAIT_S * 1000)
             page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
@@ -207,6 +209,11 @@ def test_insert_as_cell_and_download_csv(jupyterlab, tmp_path):
             rows = pd.read_csv(io.BytesIO(saved.read_bytes()))
             assert list(rows.columns) == list(expected.columns)
             assert rows.astype(str).values.tolist() == expected.astype(str).values.tolist()
+            # Copy SQL: the clipboard holds the run's SQL
+            asked.get_by_role("button", name="Copy SQL").click()
+            sync_api.expect(asked.get_by_role("button", name="Copied")).to_be_visible(
+                timeout=CLICK_WAIT_S * 1000)
+            assert page.evaluate("navigator.clipboard.readText()") == sql
             # Insert as cell: a new cell right below, holding code that runs the SQL
             cells = page.locator(".jp-Notebook .jp-Cell")
             before = cells.count()
