@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ConfigError
-from nl2sql.progress import listening, step
+from nl2sql.progress import current, listening, step
 from nl2sql.reasoning.llm.config import ResolvedModels, resolve_models
 from nl2sql.reasoning.registry import MODEL_NODES, ModelRegistry
 from nl2sql.schema.store import SchemaStore
@@ -67,7 +67,7 @@ def connect(
         on_progress: told of the slow first steps as they run (building the demo data,
             opening each datasource): `nl2sql.progress` events.
     """
-    with listening(on_progress):
+    with listening(on_progress or current()):  # none given: whoever listens already hears it
         return _connect(target, config, sources, frames, models, user, settings)
 
 

@@ -106,7 +106,9 @@ class NL2SQL(Magics, Configurable):
         Options: -d/--datasource ID, --no-exec, -o/--out VAR, --approve, --pin, --model SPEC,
         -s/--session VAR, --sql, -h/--help. See `%nl2sql --help`.
         """
-        call = args.parse(line, cell)
+        # `%nl2sql ...;` (a bare line: `inputs` adds the `;`) shows the run and returns nothing
+        silenced = cell is None and line.rstrip().endswith(";")
+        call = args.parse(line.rstrip().removesuffix(";") if silenced else line, cell)
         if call.options.help:
             print(args.help_text())
             return None
@@ -119,19 +121,23 @@ class NL2SQL(Magics, Configurable):
         except Exception as exc:  # an analyst sees one line they can act on, never a traceback
             raise UsageError(safe_one_line(exc, None) or type(exc).__name__) from None
         # A cell's Out would show the answer a second time: the cell magic returns nothing (its
-        # result is in VAR with `VAR <<` or -o); a bare line magic's `;` hides it (`inputs`).
-        return result if cell is None else None
+        # result is in VAR with `VAR <<` or -o), nor does a bare line magic (marked by `;`).
+        return result if cell is None and not silenced else None
 
     def _ask(self, call: args.Invocation) -> QueryResult:
         opts = call.options
         if opts.model:
             _check_model(opts.model)
         view = self._live_view(call.question)
-        session = self._open(opts.session, opts.model, view)
-        source = opts.datasource or self.datasource or None
-        if source is not None and source not in session.datasources:
-            raise UsageError(hints.unknown_datasource(source, session.datasources))
-        result = self._run(session, call.question, source, not opts.no_exec, view)
+        try:
+            session = self._open(opts.session, opts.model, view)
+            source = opts.datasource or self.datasource or None
+            if source is not None and source not in session.datasources:
+                raise UsageError(hints.unknown_datasource(source, session.datasources))
+            result = self._run(session, call.question, source, not opts.no_exec, view)
+        finally:
+            if view is not None:  # its place is taken by the run's view (which keeps the log),
+                view.live.close()  # or by the one-line error
         if opts.approve and result.status == "needs_approval":
             result = result.approve()
         for variable in (opts.out, call.assign):
@@ -171,10 +177,7 @@ class NL2SQL(Magics, Configurable):
              view: Any) -> QueryResult:
         if view is None:
             return session.ask(question, datasource=source, execute=execute)
-        try:
-            return session.ask(question, datasource=source, execute=execute, on_event=view.on_event)
-        finally:
-            view.live.close()  # its place is taken by the run's view, which keeps the log
+        return session.ask(question, datasource=source, execute=execute, on_event=view.on_event)
 
     def _live_view(self, question: str) -> Any:
         """A RunView when widgets can render here (a kernel, ipywidgets installed), else None."""

@@ -38,11 +38,18 @@ def test_an_assigned_question_ending_in_a_question_mark_is_asked(shell):
     assert "cancelled" in shell.user_ns["cancelled"].question
 
 
-def test_a_bare_line_magic_shows_the_answer_once(shell):
-    outcome, cap = _run(shell, "%nl2sql How many orders were cancelled?")
+@pytest.mark.parametrize("store_history", [True, False])  # nbval runs cells without history
+@pytest.mark.parametrize("line", ["%nl2sql How many orders were cancelled?",
+                                  "%nl2sql How many orders were cancelled?;"])
+def test_a_bare_line_magic_shows_the_answer_once(shell, line, store_history):
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as cap:
+        outcome = shell.run_cell(f"x = 1\n{line}", store_history=store_history)
     assert outcome.success
     assert outcome.result is None  # no Out[]: the widget (or static view) is the one display
     assert len(cap.outputs) == 1
+    assert "Out[" not in cap.stdout
 
 
 def test_the_line_magic_called_directly_returns_the_result(shell):
@@ -152,3 +159,33 @@ def test_sql_text_survives_quotes_and_backslashes():
     code = python_cell([("db", sql), ("db", "SELECT 1")], "s", "odd?")
     exec(compile(code, "<cell>", "exec"), {"s": Recorder()})  # noqa: S102 - the generated cell
     assert calls == [("db", sql), ("db", "\nSELECT 1\n")]  # Session.sql strips the blank lines
+
+
+def _widgets(cap) -> list:
+    """The widgets the cell displayed, in order (None for one closed since)."""
+    from ipywidgets.widgets.widget import _instances
+
+    ids = [o.data["application/vnd.jupyter.widget-view+json"]["model_id"] for o in cap.outputs
+           if "application/vnd.jupyter.widget-view+json" in o.data]
+    return [_instances.get(i) for i in ids]
+
+
+def test_in_a_kernel_a_cold_run_names_its_steps_then_shows_the_answer(shell, tmp_path, monkeypatch):
+    monkeypatch.setattr(shell, "kernel", object(), raising=False)  # widgets render here
+    shell.user_ns["_cold"] = str(tmp_path)
+    _run(shell, "%config NL2SQL.project_dir = _cold")  # other settings: a new session, cold
+    try:
+        outcome, cap = _run(shell, "%nl2sql How many orders were placed in 2024?")
+        assert outcome.success
+        live, view = _widgets(cap)
+        assert live is None  # the live log was closed when the answer came
+        lines = view.progress.lines
+        assert "▸ Opening datasource warehouse …" in lines
+        assert any(line.startswith("✓ Loading the offline engine") for line in lines)
+        assert lines.index("▸ Opening datasource warehouse …") < lines.index("▸ datasource_resolver …")
+        assert view.status_line.value == ""  # no spinner once answered
+        outcome, cap = _run(shell, "%nl2sql -d nowhere How many orders?")
+        assert outcome.error_in_exec is not None
+        assert _widgets(cap) == [None]  # a refused run leaves no spinner behind
+    finally:
+        _run(shell, "%config NL2SQL.project_dir = _project")
