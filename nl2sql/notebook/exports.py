@@ -47,14 +47,14 @@ var prompt=cell.querySelector('.jp-InputPrompt')||cell;
 setTimeout(function(){
  key(document.activeElement||cell,'Escape','Escape',27);
  setTimeout(function(){
-  var nb=cell.closest('.jp-Notebook'), before=nb.querySelectorAll('.jp-Cell').length;
+  var nb=cell.closest('.jp-Notebook');
   key(document.activeElement||cell,'b','KeyB',66);
   setTimeout(function(){
-   var cells=nb.querySelectorAll('.jp-Cell');
-   if(cells.length!==before+1){b.textContent='Could not insert: use Copy SQL';return;}
+   var added=nb.querySelector('.jp-Cell.jp-mod-active');
+   if(!added||added===cell){b.textContent='Could not insert: use Copy SQL';return;}
    key(document.activeElement,'Enter','Enter',13);
    setTimeout(function(){
-    var ed=nb.querySelector('.jp-Cell.jp-mod-active .cm-content');
+    var ed=added.querySelector('.cm-content');
     if(ed){ed.focus();document.execCommand('insertText',false,code);}
     b.textContent='Inserted below';setTimeout(function(){b.textContent=b.dataset.label;},1500);
    },150);
