@@ -55,8 +55,13 @@ def datasource_ids(magic: Any) -> list[str]:
     session = magic.open_session
     if session is not None:
         return list(session.datasources)
+    from pathlib import Path
+
+    from nl2sql.settings import find_config_file, load_config_file
+
     try:
-        sources = magic.file_config().sources
+        path = Path(magic.config_file) if magic.config_file else find_config_file()
+        sources = load_config_file(path).sources
     except Exception:  # noqa: BLE001 - a broken config file shows when a run reads it, not on Tab
         sources = {}
     if sources:

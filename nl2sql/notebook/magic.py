@@ -61,7 +61,7 @@ class NL2SQL(Magics, Configurable):
         """The session the magic opened already (None before its first run)."""
         return self._session
 
-    def file_config(self) -> FileConfig:
+    def _file(self) -> FileConfig:
         from pathlib import Path
 
         from nl2sql.settings import find_config_file, load_config_file
@@ -71,13 +71,13 @@ class NL2SQL(Magics, Configurable):
     def _file_settings(self) -> Settings:
         from nl2sql.settings import build_settings
 
-        return build_settings(self.file_config().settings)
+        return build_settings(self._file().settings)
 
     @default("model")
     def _model_default(self) -> str:
         import os
 
-        models = self.file_config().models
+        models = self._file().models
         spec = models.get("default") or models.get("model")
         return os.environ.get("NL2SQL_MODEL") or (spec if isinstance(spec, str) else "") or "offline"
 

@@ -189,3 +189,20 @@ def test_in_a_kernel_a_cold_run_names_its_steps_then_shows_the_answer(shell, tmp
         assert _widgets(cap) == [None]  # a refused run leaves no spinner behind
     finally:
         _run(shell, "%config NL2SQL.project_dir = _project")
+
+
+def test_before_a_session_opens_the_ids_come_from_the_config_file(shell, tmp_path):
+    from nl2sql.notebook.completion import datasource_ids
+    from nl2sql.notebook.magic import NL2SQL
+
+    config = tmp_path / "nl2sql.toml"
+    config.write_text('[sources.ledger_2024]\nurl = "sqlite:///x.db"\n[sources.HR]\nurl = "sqlite:///y.db"\n',
+                      encoding="utf-8")
+    magic = NL2SQL(shell)
+    shell.configurables.remove(magic)
+    magic.config_file = str(config)
+    assert magic.open_session is None
+    assert datasource_ids(magic) == ["ledger_2024", "HR"]  # no session opened to tell
+    assert magic.open_session is None
+    magic.config_file = str(tmp_path / "missing.toml")
+    assert datasource_ids(magic) == ["warehouse", "crm"]  # an unreadable file: the demo's
