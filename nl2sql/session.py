@@ -18,12 +18,15 @@ from nl2sql.errors import ConfigError
 from nl2sql.governance import actions
 from nl2sql.governance.services import Governance
 from nl2sql.governance.stores import ApprovalStore, PinStore
+from nl2sql.progress import listening, step
 from nl2sql.question import clean_question
 from nl2sql.result import QueryResult
 from nl2sql.security.rbac import UserContext
 from nl2sql.settings import FileConfig, Settings
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from nl2sql.governance.approvals import Approval, PinnedRun
     from nl2sql.governance.curated import CuratedAnswer
     from nl2sql.governance.hooks import HookRegistry
@@ -119,18 +122,23 @@ class Session:
         key = (execute, self.governance.curated_configured, resumable)
         with self._lock:
             if key not in self._graphs:
-                from nl2sql.pipeline.graph import build_graph
-
-                saver = None
-                if resumable:
-                    from langgraph.checkpoint.memory import InMemorySaver
-                    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-                    # In memory, holding only this session's own states: its types may load.
-                    serde = JsonPlusSerializer(allowed_msgpack_modules=_state_enums())
-                    saver = InMemorySaver(serde=serde)
-                self._graphs[key] = build_graph(execute=execute, curated=key[1], checkpointer=saver)
+                with step("pipeline", "Loading the pipeline"):
+                    self._graphs[key] = self._build_graph(key, resumable)
             return self._graphs[key]
+
+    @staticmethod
+    def _build_graph(key: tuple[bool, bool, bool], resumable: bool) -> Any:
+        from nl2sql.pipeline.graph import build_graph
+
+        saver = None
+        if resumable:
+            from langgraph.checkpoint.memory import InMemorySaver
+            from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+            # In memory, holding only this session's own states: its types may load.
+            serde = JsonPlusSerializer(allowed_msgpack_modules=_state_enums())
+            saver = InMemorySaver(serde=serde)
+        return build_graph(execute=key[0], curated=key[1], checkpointer=saver)
 
     # -- running ------------------------------------------------------------------------------
     def ask(
@@ -196,7 +204,8 @@ class Session:
         from nl2sql.pipeline.runtime import resume_point, run_with_graph
 
         as_node, state = resume_point(result.trace, node_id)
-        graph = self.graph(result.executed, resumable=as_node is not None)
+        with listening(on_event):
+            graph = self.graph(result.executed, resumable=as_node is not None)
         outcome = run_with_graph(graph, self.context, result.question, datasource_id=result.datasource,
                                  user_context=result.user or self.user, timeout_s=timeout_s,
                                  on_event=on_event, callbacks=callbacks, resume=(as_node, state),
@@ -210,6 +219,8 @@ class Session:
              cancel_token: CancelToken | None = None, callbacks: list[Any] | None = None) -> QueryResult:
         """One run with the entrypoint's fields: the pin, and the approval decisions on record
         for the question plus `approvals` (which win)."""
+        with listening(on_event):  # a first run loads and compiles the graph: the listener hears it
+            graph = self.graph(execute)
         from nl2sql.pipeline.runtime import run_with_graph
 
         on_record = _stored(lambda: self.approvals.for_question(question), [], "approvals")
@@ -217,7 +228,7 @@ class Session:
         decisions.update({a.request_id: a for a in approvals or []})
         notes = [n for n in (pinned, on_record) if isinstance(n, _Damaged)]
         outcome = run_with_graph(
-            self.graph(execute),
+            graph,
             self.context,
             question,
             datasource_id=datasource,
@@ -233,6 +244,13 @@ class Session:
         )
         return QueryResult(outcome, self, question=question, datasource=datasource, execute=execute,
                            user=user or self.user)
+
+    def sql(self, datasource: str, sql: str) -> pd.DataFrame:
+        """Run one read-only statement on `datasource` (an inserted SQL cell) as a generated query
+        runs: RBAC, execute.before hooks, SQL guard, row cap, timeout. ValueError when it may not."""
+        from nl2sql.governance.direct import run_sql
+
+        return run_sql(self.context, datasource, sql, self.user).to_pandas()
 
     # -- actions on a result (the widget's buttons) -------------------------------------------
     def approve(self, result: QueryResult, request_ids: str | Iterable[str] | None = None, *,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ConfigError
+from nl2sql.progress import current, listening, step
 from nl2sql.reasoning.llm.config import ResolvedModels, resolve_models
 from nl2sql.reasoning.registry import MODEL_NODES, ModelRegistry
 from nl2sql.schema.store import SchemaStore
@@ -48,6 +49,7 @@ def connect(
     models: str | Mapping[str, Any] | None = None,
     user: UserContext | None = None,
     settings: Mapping[str, Any] | None = None,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> Session:
     """Open a Session.
 
@@ -62,7 +64,17 @@ def connect(
             spec may also be an object implementing that node's skill.
         user: who is asking (roles for policies).
         settings: explicit setting overrides, e.g. {"row_cap": 1000}.
+        on_progress: told of the slow first steps as they run (building the demo data,
+            opening each datasource): `nl2sql.progress` events.
     """
+    with listening(on_progress or current()):  # none given: whoever listens already hears it
+        return _connect(target, config, sources, frames, models, user, settings)
+
+
+def _connect(target: str | None, config: str | Path | None,
+             sources: Mapping[str, str | Mapping[str, Any]] | None, frames: Mapping[str, Any] | None,
+             models: str | Mapping[str, Any] | None, user: UserContext | None,
+             settings: Mapping[str, Any] | None) -> Session:
     from nl2sql.governance.services import build_governance
 
     if target is not None and target != "demo":
@@ -112,12 +124,13 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
     adapters: dict[str, Any] = {}
     try:
         for sid, src in sources.items():
-            adapters[sid] = open_datasource(
-                sid, src.location, description=src.description,
-                row_cap=src.row_cap or settings.row_cap,
-                timeout_s=src.timeout_s or settings.statement_timeout_s,
-                sample_values=settings.sample_values,
-            )
+            with step("open", f"Opening datasource {sid}"):
+                adapters[sid] = open_datasource(
+                    sid, src.location, description=src.description,
+                    row_cap=src.row_cap or settings.row_cap,
+                    timeout_s=src.timeout_s or settings.statement_timeout_s,
+                    sample_values=settings.sample_values,
+                )
         descriptions = {sid: src.description or "" for sid, src in sources.items()}
         redact = governance.redact_samples if governance is not None else None
         schemas = SchemaStore(adapters, folder / "snapshots", redact=redact)
@@ -125,8 +138,9 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
         def open_vector_store(breaker: CircuitBreaker) -> Search:
             # Created on first use only: by the resolver when several sources are registered, by
             # the schema retriever when a schema is large.
-            return _open_vector_store(folder / "chroma", breaker, adapters, schemas, descriptions,
-                                      redact, exact_max=settings.exact_search_max_tables)
+            with step("index", "Building the schema search index"):
+                return _open_vector_store(folder / "chroma", breaker, adapters, schemas,
+                                          descriptions, redact, exact_max=settings.exact_search_max_tables)
 
         return NL2SQLContext(
             settings=settings,

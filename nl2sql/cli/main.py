@@ -68,15 +68,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _ask(console: Console, args: argparse.Namespace) -> int:
+    from nl2sql.cli.progress import spinner
     from nl2sql.cli.render import print_result
     from nl2sql.wiring import connect
 
-    session = connect(config=args.config)
-    try:
-        result = session.ask(args.question, datasource=args.datasource, execute=not args.no_exec,
-                             timeout_s=args.timeout)
-    finally:
-        session.close()
+    with spinner() as on_event:  # on a terminal, says what a cold first run is doing
+        session = connect(config=args.config, on_progress=on_event)
+        try:
+            result = session.ask(args.question, datasource=args.datasource,
+                                 execute=not args.no_exec, timeout_s=args.timeout, on_event=on_event)
+        finally:
+            session.close()
     if args.json:
         sys.stdout.write(result.to_json() + "\n")
     else:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nl2sql.demo.data import REFERENCE_DATE, SEED
+from nl2sql.progress import step
 
 #: Bump when the generated data or schema changes: cached demos are then rebuilt.
 BUILDER_VERSION = "1"
@@ -79,7 +80,8 @@ def build_demo(target_dir: str | Path, scale: float = 1.0, *, force: bool = Fals
         if not force and _is_current(folder, paths, scale):
             return paths
         (folder / STAMP_FILE).unlink(missing_ok=True)
-        counts = _build_files(paths, scale)
+        with step("demo", "Building the demo data (once per machine)"):
+            counts = _build_files(paths, scale)
         _write_atomically(
             folder / STAMP_FILE, json.dumps({**_identity(scale), "rows": counts}, indent=1)
         )

@@ -8,19 +8,23 @@ UsageError: IPython shows it as one line, never a traceback.
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from dataclasses import dataclass
 from typing import NoReturn
 
 from IPython.core.error import UsageError
 
-USAGE = "%nl2sql [options] QUESTION   or   %%nl2sql [options] (the cell is the question)"
-_VALUED = {"-d", "--datasource", "-o", "--out", "--model", "-s", "--session"}
+USAGE = "%nl2sql [options] QUESTION   or   %%nl2sql [VAR <<] [options] (the cell is the question)"
+#: the options that take a value
+VALUED = {"-d", "--datasource", "-o", "--out", "--model", "-s", "--session"}
 EXAMPLES = """\
 examples:
   %nl2sql How many orders were placed in 2024?
   %nl2sql -d crm How many support tickets are there per priority?
-  %%nl2sql -o result --approve
+  orders = %nl2sql How many orders were placed in 2024?
+  %nl2sql --sql How many orders were cancelled?
+  %%nl2sql result << --approve
   For each region, compare the number of orders with the number of support tickets
 
 settings (%config NL2SQL.<name> = value; `%config NL2SQL` lists them with their values):
@@ -53,19 +57,30 @@ def build_parser() -> argparse.ArgumentParser:
     add("--pin", action="store_true", help="pin the run's plans: the next run of the question uses them")
     add("--model", metavar="SPEC", help='model for every node: "offline" or "provider:model"')
     add("-s", "--session", metavar="VAR", help="use the nl2sql Session in variable VAR")
+    add("--sql", action="store_true", help="insert the generated SQL as a new cell below, ready to run")
     return parser
 
 
 @dataclass(frozen=True)
 class Invocation:
-    """A parsed magic call: its options and the question."""
+    """A parsed magic call: its options, the question and the `VAR <<` target (jupysql's)."""
 
     options: argparse.Namespace
     question: str
+    assign: str | None = None
+
+
+_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*<<(?:\s+|$)")
 
 
 def parse(line: str, cell: str | None = None) -> Invocation:
-    """Options from `line`; the question is the rest of the line, or the cell body."""
+    """Options from `line`; the question is the rest of the line, or the cell body.
+
+    `VAR <<` before the options stores the QueryResult in VAR, as jupysql's `%%sql VAR <<` does.
+    """
+    assign = _ASSIGN.match(line)
+    if assign:
+        line = line[assign.end():]
     tokens, rest = split_options(line)
     options = build_parser().parse_args(tokens)
     if cell is not None:
@@ -73,7 +88,7 @@ def parse(line: str, cell: str | None = None) -> Invocation:
             raise UsageError(f"unexpected text after the options: {rest.strip()!r}; "
                              "in %%nl2sql the cell body is the question")
         rest = cell
-    return Invocation(options, " ".join(rest.split()))
+    return Invocation(options, " ".join(rest.split()), assign.group(1) if assign else None)
 
 
 def split_options(line: str) -> tuple[list[str], str]:
@@ -94,7 +109,7 @@ def split_options(line: str) -> tuple[list[str], str]:
         if not expect_value and not (word.startswith("-") and len(word) > 1):
             break
         tokens.append(_unquote(word))
-        expect_value = not expect_value and word in _VALUED
+        expect_value = not expect_value and word in VALUED
         rest = tail.lstrip()
     return tokens, rest
 

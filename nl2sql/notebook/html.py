@@ -65,9 +65,20 @@ def answer_html(result: QueryResult) -> str:
     table = result.table()
     if table is not None:
         parts.append(table_html(table, 0, PREVIEW_ROWS))
+        parts.append(download_html(result.question, table))
         parts.append(chart_svg(table, choose_chart(table)))
     parts.append(problems_html(result))
     return "".join(p for p in parts if p)
+
+
+def download_html(question: str, table: pa.Table) -> str:
+    """A "Download CSV" link carrying every row of the table (no script: it works in any front
+    end that shows HTML). Parquet is the widget's only: its bytes name the writer's version, so
+    a saved notebook would change with pyarrow."""
+    from nl2sql.notebook.exports import csv_bytes, download_link, file_stem
+
+    link = download_link(csv_bytes(table), f"{file_stem(question)}.csv", "text/csv", "Download CSV")
+    return f"<p>{link}</p>"
 
 
 def held_html(result: QueryResult) -> str:

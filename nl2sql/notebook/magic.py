@@ -1,5 +1,9 @@
 """`%load_ext nl2sql`, `%nl2sql QUESTION`, `%%nl2sql [options]` and `%config NL2SQL.<setting>`.
 
+`x = %nl2sql QUESTION` assigns the QueryResult, as `%%nl2sql x <<` (jupysql's form) and `-o x` do;
+`--sql` puts the run's SQL in a new cell below. Tab completes the options (`completion`), and a
+question ending in `?` is asked, not taken for IPython's help (`inputs`).
+
 A thin magic (jupysql's SqlMagic traitlets, anywidget's small cell magic): parse, call the
 Session facade, display. Settings are traitlets whose defaults come from the config file (and
 NL2SQL_* environment variables), so `%config NL2SQL` shows what a run will use; a value set with
@@ -8,7 +12,6 @@ NL2SQL_* environment variables), so `%config NL2SQL` shows what a run will use; 
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +22,8 @@ from traitlets import Bool, Float, Int, Unicode, default
 from traitlets.config.configurable import Configurable
 
 from nl2sql.errors import safe_one_line
-from nl2sql.notebook import args, hints
+from nl2sql.notebook import args, completion, hints
+from nl2sql.notebook.inputs import keep_question_marks
 
 if TYPE_CHECKING:
     from nl2sql.result import QueryResult
@@ -52,6 +56,11 @@ class NL2SQL(Magics, Configurable):
         self._session_key: tuple[Any, ...] | None = None
 
     # -- defaults from the config file --------------------------------------------------------
+    @property
+    def open_session(self) -> Session | None:
+        """The session the magic opened already (None before its first run)."""
+        return self._session
+
     def _file(self) -> FileConfig:
         from pathlib import Path
 
@@ -90,59 +99,85 @@ class NL2SQL(Magics, Configurable):
 
     # -- the magic ----------------------------------------------------------------------------
     @line_cell_magic
-    def nl2sql(self, line: str, cell: str | None = None) -> None:
-        """Ask a question: `%nl2sql QUESTION`, or `%%nl2sql [options]` with the question below.
+    def nl2sql(self, line: str, cell: str | None = None) -> QueryResult | None:
+        """Ask a question: `%nl2sql QUESTION`, or `%%nl2sql [VAR <<] [options]` with the
+        question below. The line magic returns the QueryResult (`x = %nl2sql ...`).
 
         Options: -d/--datasource ID, --no-exec, -o/--out VAR, --approve, --pin, --model SPEC,
-        -s/--session VAR, -h/--help. See `%nl2sql --help`.
+        -s/--session VAR, --sql, -h/--help. See `%nl2sql --help`.
         """
-        call = args.parse(line, cell)
+        # `%nl2sql ...;` (a bare line: `inputs` adds the `;`) shows the run and returns nothing
+        silenced = cell is None and line.rstrip().endswith(";")
+        call = args.parse(line.rstrip().removesuffix(";") if silenced else line, cell)
         if call.options.help:
             print(args.help_text())
-            return
+            return None
         if not call.question:
             raise UsageError(f"no question; usage: {args.USAGE}")
         try:
-            self._ask(call)
+            result = self._ask(call)
         except UsageError:
             raise
         except Exception as exc:  # an analyst sees one line they can act on, never a traceback
             raise UsageError(safe_one_line(exc, None) or type(exc).__name__) from None
+        # A cell's Out would show the answer a second time: the cell magic returns nothing (its
+        # result is in VAR with `VAR <<` or -o), nor does a bare line magic (marked by `;`).
+        return result if cell is None and not silenced else None
 
-    def _ask(self, call: args.Invocation) -> None:
+    def _ask(self, call: args.Invocation) -> QueryResult:
         opts = call.options
         if opts.model:
             _check_model(opts.model)
-        session = self.session(opts.session, opts.model)
-        source = opts.datasource or self.datasource or None
-        if source is not None and source not in session.datasources:
-            raise UsageError(hints.unknown_datasource(source, session.datasources))
         view = self._live_view(call.question)
-        result = self._run(session, call.question, source, not opts.no_exec, view)
+        try:
+            session = self._open(opts.session, opts.model, view)
+            source = opts.datasource or self.datasource or None
+            if source is not None and source not in session.datasources:
+                raise UsageError(hints.unknown_datasource(source, session.datasources))
+            result = self._run(session, call.question, source, not opts.no_exec, view)
+        finally:
+            if view is not None:  # its place is taken by the run's view (which keeps the log),
+                view.live.close()  # or by the one-line error
         if opts.approve and result.status == "needs_approval":
             result = result.approve()
-        if opts.out:
-            self._user_ns()[opts.out] = result
-        self._display(result, view)
+        for variable in (opts.out, call.assign):
+            if variable:
+                self._user_ns()[variable] = result
+        self._display(result, view, opts.session)
+        if opts.sql:
+            self._insert_sql(result, opts.session)
         if opts.pin:
             pinned = result.pin()
             print(f"Pinned {len(pinned.plans)} plan(s): the next run of this question uses them.")
         hint = _problem_line(session, result)
         if hint:
             print(hint, file=sys.stderr)
+        return result
+
+    def _open(self, variable: str | None, model: str | None, view: Any) -> Session:
+        """The run's session; a first one is opened with its steps shown in the live view."""
+        if view is None or variable:
+            return self.session(variable, model)
+        from nl2sql.progress import listening
+
+        with listening(view.on_event):
+            return self.session(variable, model)
+
+    def _insert_sql(self, result: QueryResult, session_variable: str | None) -> None:
+        from nl2sql.notebook.cells import jupysql_aliases, sql_cell
+
+        code = sql_cell(result, session_variable, jupysql_aliases=jupysql_aliases())
+        if code is None:
+            print("nl2sql: no SQL was generated, so no cell was added.", file=sys.stderr)
+            return
+        assert self.shell is not None
+        self.shell.set_next_input(code, replace=False)
 
     def _run(self, session: Session, question: str, source: str | None, execute: bool,
              view: Any) -> QueryResult:
         if view is None:
             return session.ask(question, datasource=source, execute=execute)
-        from nl2sql.notebook.widgets import LiveLog
-
-        live = LiveLog([view.progress])
-        _show(live)
-        try:
-            return session.ask(question, datasource=source, execute=execute, on_event=view.on_event)
-        finally:
-            live.close()  # its place is taken by the run's view, which keeps the log
+        return session.ask(question, datasource=source, execute=execute, on_event=view.on_event)
 
     def _live_view(self, question: str) -> Any:
         """A RunView when widgets can render here (a kernel, ipywidgets installed), else None."""
@@ -152,14 +187,20 @@ class NL2SQL(Magics, Configurable):
             from nl2sql.notebook.widgets import RunView
         except ImportError:  # no ipywidgets: the static HTML still shows every section
             return None
+        from nl2sql.notebook.widgets import LiveLog
+
         view = RunView(page_size=self.page_size)
         view.start(question)
+        # shown at once, before a first session opens: a cold kernel's steps show as they run
+        view.live = LiveLog([view.status_line, view.progress])
+        _show(view.live)
         return view
 
-    def _display(self, result: QueryResult, view: Any) -> None:
+    def _display(self, result: QueryResult, view: Any, session_variable: str | None) -> None:
         if view is None:
             _show(result)
         else:
+            view.session_variable = session_variable  # "Insert as cell" calls .sql() on it
             view.show(result)
             _show(view)
 
@@ -216,29 +257,6 @@ def _show(obj: object) -> None:
     display(obj)  # type: ignore[no-untyped-call]  # IPython's display() has no annotations
 
 
-_LINE_MAGIC = re.compile(r"^(\s*)%nl2sql(?=\s|$)(.*)$")
-
-
-def keep_question_marks(lines: list[str]) -> list[str]:
-    """An input transformer: `%nl2sql How many orders?` runs the magic, not IPython's help.
-
-    IPython reads a line ending in `name?` as a request for help on `name`; a question often ends
-    that way, so `%nl2sql` lines become the magic call before that rule can apply.
-
-    >>> keep_question_marks(["%nl2sql How many orders?\\n"])
-    ["get_ipython().run_line_magic('nl2sql', 'How many orders?')\\n"]
-    """
-    out = []
-    for line in lines:
-        body = line.rstrip("\n")
-        match = _LINE_MAGIC.match(body)
-        if match:
-            indent, rest = match.groups()
-            line = f"{indent}get_ipython().run_line_magic('nl2sql', {rest.strip()!r})" + line[len(body):]
-        out.append(line)
-    return out
-
-
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics, make NL2SQL configurable with %config, keep questions' '?'."""
     if any(isinstance(c, NL2SQL) for c in ipython.configurables):
@@ -246,3 +264,4 @@ def load_ipython_extension(ipython: Any) -> None:
     magic = NL2SQL(ipython)  # Magics.__init__ adds it to ipython.configurables (for %config)
     ipython.register_magics(magic)
     ipython.input_transformers_cleanup.append(keep_question_marks)
+    completion.register(ipython, magic)

@@ -42,6 +42,7 @@ from nl2sql.pipeline.graph import RunCancelled
 from nl2sql.pipeline.state import GraphState, SubgraphExecutionState
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 from nl2sql.pipeline.trace import StateTree, TraceRecorder, reducers_of
+from nl2sql.progress import listening
 from nl2sql.question import clean_question
 from nl2sql.security.rbac import UserContext
 
@@ -138,11 +139,13 @@ def run_with_graph(
 
     def work() -> None:
         try:
-            for namespace, mode, data in _stream(graph, start, config, run_ctx,
-                                                 resume[0] if resume else None):
-                recorder.on_event(namespace, mode, data)
-                if not namespace and mode == "values":
-                    box["values"] = data
+            # first-run work inside the nodes (schemas, index, model) reports to this run
+            with listening(on_event):
+                for namespace, mode, data in _stream(graph, start, config, run_ctx,
+                                                     resume[0] if resume else None):
+                    recorder.on_event(namespace, mode, data)
+                    if not namespace and mode == "values":
+                        box["values"] = data
         except BaseException as exc:  # reported as a value below, never lost
             box["error"] = exc
 

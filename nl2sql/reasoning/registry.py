@@ -12,6 +12,7 @@ from typing import Any
 
 from nl2sql.errors import ConfigError, NL2SQLError
 from nl2sql.names import ANSWER_SYNTHESIZER, ANSWERABILITY, AST_PLANNER, DECOMPOSER, REFINER
+from nl2sql.progress import step
 from nl2sql.reasoning.llm.config import ModelConfig
 
 #: The nodes that make model decisions, in pipeline order.
@@ -70,10 +71,13 @@ class ModelRegistry:
             if config is None:
                 raise MissingModelError(f"no model is configured for node {node!r}")
             if config.is_offline:
-                self._offline = self._offline or _build_skill(config)
+                if self._offline is None:
+                    with step("model", "Loading the offline engine"):
+                        self._offline = _build_skill(config)
                 self._skills[node] = self._offline
             else:
-                self._skills[node] = _build_skill(config)
+                with step("model", f"Loading model {config.model} for {node}"):
+                    self._skills[node] = _build_skill(config)
             return self._skills[node]
 
 

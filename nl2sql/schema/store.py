@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nl2sql.progress import step
 from nl2sql.schema.models import SchemaSnapshot
 
 if TYPE_CHECKING:
@@ -79,7 +80,8 @@ class SchemaStore:
     def get(self, datasource_id: str) -> SchemaSnapshot:
         with self._lock:
             if datasource_id not in self._cache:
-                self._cache[datasource_id] = self._fetch(datasource_id)
+                with step("schema", f"Reading the schema of {datasource_id}"):
+                    self._cache[datasource_id] = self._fetch(datasource_id)
             return self._cache[datasource_id]
 
     def refresh(self, datasource_id: str | None = None) -> None:

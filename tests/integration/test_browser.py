@@ -1,6 +1,7 @@
 """The run widget in a real browser: JupyterLab on 127.0.0.1, Debian's headless Chromium driven by
 Playwright. Opens notebook 02, runs it, clicks the rendered Approve button and checks that the
-answer's table appears. A screenshot is saved under test-output/browser/.
+answer's table appears; in a notebook of its own, "Insert as cell" and "Download CSV" give the
+answer's rows. Screenshots are saved under test-output/browser/.
 
 Parallel-safe: its own port, root folder, settings, workspaces and runtime folders. Every wait is
 for a state (server answering, kernel idle, button rendered, table shown), bounded generously so
@@ -144,5 +145,90 @@ def test_approve_button_shows_the_answer_table(jupyterlab):
             sync_api.expect(held.get_by_text("Approved: ran again on the approved plan.")).to_be_visible(
                 timeout=CLICK_WAIT_S * 1000)
             held.screenshot(path=str(OUTPUT / "approve.png"))
+        finally:
+            browser.close()
+
+
+EXPORT_QUESTION = "How many orders were placed per month in 2024?"
+
+
+def _export_notebook(path: Path, project: Path) -> None:
+    """A notebook of its own: load the extension, ask one question with several rows."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(f"%load_ext nl2sql\n%config NL2SQL.project_dir = {str(project)!r}"),
+                      nbformat.v4.new_code_cell(f"%nl2sql {EXPORT_QUESTION}")]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, path)
+
+
+def test_insert_as_cell_and_download_csv(jupyterlab, tmp_path):
+    """"Insert as cell" adds a cell below the answer that runs its SQL and shows the rows;
+    "Download CSV" saves a file holding the same rows; "Copy SQL" puts the SQL on the clipboard."""
+    import io
+
+    import pandas as pd
+
+    import nl2sql
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright")
+    base, token = jupyterlab
+    name = "exports.ipynb"
+    _export_notebook(tmp_path / "root" / name, tmp_path / "project")
+    with nl2sql.connect("demo", settings={"project_dir": tmp_path / "expected"}) as session:
+        answer = session.ask(EXPORT_QUESTION)
+        expected, sql = answer.to_pandas(), answer.sql
+    assert len(expected) > 1
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                    downloads_path=str(tmp_path / "downloads"))
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+            page = context.new_page()
+            page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=WAIT_S * 1000)
+            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+                                   ".status === 'idle'", timeout=WAIT_S * 1000)
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            asked = page.locator(".jp-CodeCell").filter(has_text=f"%nl2sql {EXPORT_QUESTION}")
+            insert = asked.get_by_role("button", name="Insert as cell")
+            insert.wait_for(timeout=WAIT_S * 1000)
+            asked.screenshot(path=str(OUTPUT / "export-buttons.png"))
+            # Download CSV: a plain link; the file holds the answer's rows
+            with page.expect_download(timeout=CLICK_WAIT_S * 1000) as download:
+                asked.get_by_role("link", name="Download CSV").click()
+            saved = tmp_path / "downloads" / download.value.suggested_filename
+            download.value.save_as(saved)
+            assert saved.name.endswith(".csv")
+            rows = pd.read_csv(io.BytesIO(saved.read_bytes()))
+            assert list(rows.columns) == list(expected.columns)
+            assert rows.astype(str).values.tolist() == expected.astype(str).values.tolist()
+            # Copy SQL: the clipboard holds the run's SQL
+            asked.get_by_role("button", name="Copy SQL").click()
+            sync_api.expect(asked.get_by_role("button", name="Copied")).to_be_visible(
+                timeout=CLICK_WAIT_S * 1000)
+            assert page.evaluate("navigator.clipboard.readText()") == sql
+            # Insert as cell: a new cell right below, holding code that runs the SQL
+            cells = page.locator(".jp-Notebook .jp-Cell")
+            before = cells.count()
+            insert.click()
+            sync_api.expect(cells).to_have_count(before + 1, timeout=CLICK_WAIT_S * 1000)
+            inserted = page.locator(".jp-Notebook .jp-Cell").nth(2)
+            sync_api.expect(inserted).to_contain_text("magic_session().sql(", timeout=CLICK_WAIT_S * 1000)
+            sync_api.expect(inserted).to_contain_text("SELECT", timeout=CLICK_WAIT_S * 1000)
+            inserted.locator(".cm-content").click()
+            page.keyboard.press("Shift+Enter")
+            shown = inserted.locator(".jp-OutputArea-output table")
+            sync_api.expect(shown).to_be_visible(timeout=WAIT_S * 1000)
+            for value in expected.iloc[:, -1]:
+                sync_api.expect(shown).to_contain_text(str(value), timeout=CLICK_WAIT_S * 1000)
+            assert shown.locator("tbody tr").count() == len(expected)
+            page.screenshot(path=str(OUTPUT / "exports.png"))
         finally:
             browser.close()

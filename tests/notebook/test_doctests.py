@@ -7,8 +7,10 @@ import importlib
 
 import pytest
 
-MODULES = ["nl2sql.notebook.args", "nl2sql.notebook.chart", "nl2sql.notebook.highlight",
-           "nl2sql.notebook.hints", "nl2sql.notebook.magic", "nl2sql.notebook.plan_tree"]
+MODULES = ["nl2sql.notebook.args", "nl2sql.notebook.cells", "nl2sql.notebook.chart",
+           "nl2sql.notebook.completion", "nl2sql.notebook.exports", "nl2sql.notebook.highlight",
+           "nl2sql.notebook.hints", "nl2sql.notebook.inputs", "nl2sql.notebook.plan_tree",
+           "nl2sql.progress"]
 
 
 @pytest.mark.parametrize("name", MODULES)

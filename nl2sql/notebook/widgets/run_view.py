@@ -21,12 +21,15 @@ from nl2sql.errors import safe_one_line
 from nl2sql.notebook.html import header_html, render_html
 from nl2sql.notebook.text import render_text
 from nl2sql.notebook.widgets.actions import ActionBar
+from nl2sql.notebook.widgets.exports import ExportRow
 from nl2sql.notebook.widgets.tabs import build_tabs
+from nl2sql.progress import PREPARE, PREPARED
 
 if TYPE_CHECKING:
     from nl2sql.result import QueryResult
 
 _LOG = "margin:0;font-size:11px;max-height:220px;overflow:auto"
+_STATUS = "font-size:12px;color:#555"
 
 
 class ProgressLog(widgets.HTML):  # type: ignore[misc]  # ipywidgets ships no type information
@@ -43,18 +46,58 @@ class ProgressLog(widgets.HTML):  # type: ignore[misc]  # ipywidgets ships no ty
             self._render()
 
     def on_event(self, event: dict[str, Any]) -> None:
-        """The `Session.ask(on_event=...)` callback: {"event": "start"|"finish", "node", "seconds"}."""
-        node = str(event.get("node", "?"))
-        if event.get("event") == "finish":
-            line = f"✓ {node}  {float(event.get('seconds') or 0.0):.3f} s"
+        """The `Session.ask(on_event=...)` callback: a node's {"event": "start"|"finish", "node",
+        "seconds"}, or a first-run step's {"event": "prepare"|"prepared", "text", "seconds"}."""
+        kind = event.get("event")
+        name = str(event.get("text") if kind in (PREPARE, PREPARED) else event.get("node", "?"))
+        if kind in ("finish", PREPARED):
+            line = f"✓ {name}  {float(event.get('seconds') or 0.0):.3f} s"
         else:
-            line = f"▸ {node} …"
+            line = f"▸ {name} …"
         with self._lock:
             self.lines.append(line)
             self._render()
 
     def _render(self) -> None:
         self.value = f'<pre style="{_LOG}">{escape(chr(10).join(self.lines))}</pre>'
+
+
+class StatusLine(widgets.HTML):  # type: ignore[misc]  # ipywidgets ships no type information
+    """While a run goes: a spinner and what it is doing now — a first run's slow steps (opening
+    the sources, reading schemas, loading the model) by name, then the node that runs."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = ""
+        self._steps: list[str] = []  # first-run steps under way, innermost last
+        self._lock = threading.Lock()
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        kind, text = event.get("event"), str(event.get("text") or "")
+        with self._lock:
+            if kind == PREPARE:
+                self._steps.append(text)
+            elif kind == PREPARED and text in self._steps:
+                self._steps.remove(text)
+            if self._steps:
+                self._set(f"{self._steps[-1]}…")
+            elif kind == "start":
+                self._set(f"Running {event.get('node', '')}…")
+
+    def show(self, text: str) -> None:
+        with self._lock:
+            self._set(text)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._steps = []
+            self.text = ""
+            self.value = ""
+
+    def _set(self, text: str) -> None:
+        self.text = text
+        self.value = (f'<span style="{_STATUS}"><i class="fa fa-spinner fa-spin"></i> '
+                      f"{escape(text)}</span>")
 
 
 class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
@@ -69,12 +112,18 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.result: QueryResult | None = None
         self.header = widgets.HTML()
         self.progress = ProgressLog()
+        self.status_line = StatusLine()
+        self.live: widgets.Widget | None = None  # what the magic shows while the run goes
+        #: the variable holding the Session an inserted SQL cell calls (None: the magic's own)
+        self.session_variable: str | None = None
+        self.exports: widgets.HTML = widgets.HTML()  # an ExportRow once a result is shown
         self.run_log = widgets.Accordion(children=[self.progress], titles=("Run log",))
         self.notice = widgets.HTML()
         self.actions: ActionBar | None = None
         self.actions_box = widgets.VBox()
         self.tabs = widgets.Tab()
-        super().__init__([self.header, self.run_log, self.actions_box, self.notice, self.tabs], **kwargs)
+        super().__init__([self.header, self.status_line, self.run_log, self.actions_box, self.notice,
+                          self.tabs], **kwargs)
         if result is not None:
             self.show(result)
 
@@ -82,19 +131,24 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         """Before a run: show the question and open the live log."""
         self.header.value = f"<p><b>{escape(question)}</b> <i>running…</i></p>"
         self.progress.reset(f"question: {question}")
+        self.status_line.show("Starting…")
         self.run_log.selected_index = 0
 
     def on_event(self, event: dict[str, Any]) -> None:
         self.progress.on_event(event)
+        self.status_line.on_event(event)
 
     def show(self, result: QueryResult) -> None:
         """Render `result`: header, buttons and the tabs (replacing what was shown)."""
         self.result = result
         self.header.value = header_html(result)
+        self.status_line.clear()
         self.actions = ActionBar(result, self._act)
-        self.actions_box.children = (self.actions,)
+        self.exports = ExportRow(result, self.session_variable)
+        self.actions_box.children = (self.actions, self.exports)
         self.tabs = build_tabs(result, self.page_size, act=self._act)
-        self.children = (self.header, self.run_log, self.actions_box, self.notice, self.tabs)
+        self.children = (self.header, self.status_line, self.run_log, self.actions_box, self.notice,
+                         self.tabs)
         self.run_log.selected_index = None
         self.status = result.status
 
@@ -110,6 +164,7 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         kwargs = {"on_event": self.on_event} if _accepts(method, "on_event") else {}
         if kwargs:
             self.progress.reset(f"{name}: {self.result.question}")
+            self.status_line.show(f"{name}…")
             self.run_log.selected_index = 0
         try:
             outcome = method(*args, **kwargs)

@@ -1,0 +1,208 @@
+"""The habits of the ecosystem's magics, through a real IPython InteractiveShell: `x = %nl2sql`
+assigns, `%%nl2sql x <<` assigns (jupysql's form), a trailing `?` is a question, Tab completes
+the options, and `--sql` puts the run's SQL in a new cell that runs."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from IPython.core.completer import provisionalcompleter
+
+from nl2sql.notebook.cells import python_cell, sql_cell
+from nl2sql.result import QueryResult
+from tests.notebook.helpers import TWO_SOURCES, run
+
+
+def _run(shell, source: str):
+    """A cell run as a kernel runs it: stored in the history (IPython reads a final `;` there)."""
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as cap:
+        outcome = shell.run_cell(source, store_history=True)
+    return outcome, cap
+
+
+def test_assigning_the_line_magic_gives_the_result(shell):
+    outcome, cap = _run(shell, "orders_2024 = %nl2sql How many orders were placed in 2024?")
+    assert outcome.success
+    result = shell.user_ns["orders_2024"]
+    assert isinstance(result, QueryResult)
+    assert result.to_pandas().iloc[0, 0] == 17924
+    assert cap.outputs  # the answer is still shown
+
+
+def test_an_assigned_question_ending_in_a_question_mark_is_asked(shell):
+    outcome, _ = _run(shell, "cancelled = %nl2sql How many orders were cancelled?")
+    assert outcome.success
+    assert shell.user_ns["cancelled"].status == "success"
+    assert "cancelled" in shell.user_ns["cancelled"].question
+
+
+@pytest.mark.parametrize("store_history", [True, False])  # nbval runs cells without history
+@pytest.mark.parametrize("line", ["%nl2sql How many orders were cancelled?",
+                                  "%nl2sql How many orders were cancelled?;"])
+def test_a_bare_line_magic_shows_the_answer_once(shell, line, store_history):
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as cap:
+        outcome = shell.run_cell(f"x = 1\n{line}", store_history=store_history)
+    assert outcome.success
+    assert outcome.result is None  # no Out[]: the widget (or static view) is the one display
+    assert len(cap.outputs) == 1
+    assert "Out[" not in cap.stdout
+
+
+def test_the_line_magic_called_directly_returns_the_result(shell):
+    result = shell.run_line_magic("nl2sql", "--no-exec How many orders were cancelled?")
+    assert isinstance(result, QueryResult) and result.executed is False
+
+
+@pytest.mark.parametrize("head", ["%%nl2sql by_month <<", "%%nl2sql by_month << --no-exec",
+                                  "%%nl2sql by_month<<"])
+def test_cell_magic_assigns_like_jupysql(shell, head):
+    shell.user_ns.pop("by_month", None)
+    outcome, cap = _run(shell, f"{head}\nHow many orders were placed\nper month in 2024?")
+    assert outcome.success
+    assert outcome.result is None  # the result is in the variable; the cell shows it once
+    result = shell.user_ns["by_month"]
+    assert result.question == "How many orders were placed per month in 2024?"
+    assert result.executed is ("--no-exec" not in head)
+
+
+def test_out_option_still_stores_the_result(shell):
+    outcome, _ = _run(shell, "%%nl2sql -o held_out\nHow many orders were placed in 2024?")
+    assert outcome.success and isinstance(shell.user_ns["held_out"], QueryResult)
+
+
+def _completions(shell, line: str) -> list[str]:
+    with provisionalcompleter():
+        return [c.text for c in shell.Completer.completions(line, len(line))]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("%nl2sql --da", ["--datasource"]),
+        ("%nl2sql --no", ["--no-exec"]),
+        ("%%nl2sql --ap", ["--approve"]),
+        ("%%nl2sql result << --s", ["--session", "--sql"]),
+        ("%nl2sql -d w", ["warehouse"]),
+        ("%nl2sql --datasource c", ["crm"]),
+        ("%nl2sql --model o", ["offline"]),
+    ],
+)
+def test_tab_completes_options_and_their_values(shell, line, expected):
+    # IPython may add Python names (jedi) beside the magic's own: those are not asserted
+    offered = _completions(shell, line)
+    options = [c for c in offered if c.startswith("-") or c in ("warehouse", "crm", "offline")]
+    assert sorted(options) == expected
+
+
+def test_tab_completes_session_variables_and_offers_no_option_inside_the_question(shell, session):
+    shell.user_ns["warehouse_session"] = session
+    try:
+        assert "warehouse_session" in _completions(shell, "%nl2sql -s ware")
+        assert not any(c.startswith("--") for c in _completions(shell, "%nl2sql How many orders -"))
+    finally:
+        del shell.user_ns["warehouse_session"]
+
+
+def test_sql_option_inserts_a_cell_that_runs_the_sql(shell):
+    shell.rl_next_input = None
+    outcome, _ = _run(shell, "%nl2sql --sql -o monthly How many orders were placed per month in 2024?")
+    assert outcome.success
+    code = shell.rl_next_input  # what set_next_input put in the next cell
+    assert code.startswith("# SQL generated by nl2sql for: How many orders were placed per month")
+    assert "magic_session().sql(\"warehouse\"," in code
+    ran, _ = _run(shell, code)
+    assert ran.success
+    expected = shell.user_ns["monthly"].to_pandas()
+    pd.testing.assert_frame_equal(ran.result.reset_index(drop=True), expected, check_dtype=False)
+
+
+def test_sql_cell_of_a_two_source_run_calls_the_named_session(shell, session):
+    shell.user_ns["s"] = session
+    shell.rl_next_input = None
+    outcome, _ = _run(shell, f"%nl2sql -s s --sql -o both {TWO_SOURCES}")
+    assert outcome.success
+    code = shell.rl_next_input
+    assert "magic_session" not in code
+    assert 's.sql("warehouse",' in code and 's.sql("crm",' in code
+    ran, _ = _run(shell, code)
+    assert ran.success
+    first, second = ran.result
+    assert len(first) == len(second) == 5  # one row per region on each side
+
+
+def test_sql_option_without_sql_says_so(shell):
+    shell.rl_next_input = None
+    outcome, out, err, _ = run(shell, "%nl2sql --sql How many ordrs were placed in 2024?")
+    assert outcome.success
+    assert shell.rl_next_input is None
+    assert "no SQL was generated, so no cell was added" in err
+
+
+def test_jupysql_cell_when_the_datasource_is_a_jupysql_connection(session):
+    result = session.ask("How many orders were placed in 2024?")
+    assert sql_cell(result, jupysql_aliases=["warehouse"]).startswith("%%sql warehouse\nSELECT")
+    assert sql_cell(result, jupysql_aliases=["other"]).startswith("# SQL generated")
+
+
+def test_sql_text_survives_quotes_and_backslashes():
+    sql = 'SELECT \'a\\b\' AS "x""y", \'"""\' AS z'
+    calls = []
+
+    class Recorder:
+        def sql(self, datasource, text):
+            calls.append((datasource, text))
+
+    code = python_cell([("db", sql), ("db", "SELECT 1")], "s", "odd?")
+    exec(compile(code, "<cell>", "exec"), {"s": Recorder()})  # noqa: S102 - the generated cell
+    assert calls == [("db", sql), ("db", "\nSELECT 1\n")]  # Session.sql strips the blank lines
+
+
+def _widgets(cap) -> list:
+    """The widgets the cell displayed, in order (None for one closed since)."""
+    from ipywidgets.widgets.widget import _instances
+
+    ids = [o.data["application/vnd.jupyter.widget-view+json"]["model_id"] for o in cap.outputs
+           if "application/vnd.jupyter.widget-view+json" in o.data]
+    return [_instances.get(i) for i in ids]
+
+
+def test_in_a_kernel_a_cold_run_names_its_steps_then_shows_the_answer(shell, tmp_path, monkeypatch):
+    monkeypatch.setattr(shell, "kernel", object(), raising=False)  # widgets render here
+    shell.user_ns["_cold"] = str(tmp_path)
+    _run(shell, "%config NL2SQL.project_dir = _cold")  # other settings: a new session, cold
+    try:
+        outcome, cap = _run(shell, "%nl2sql How many orders were placed in 2024?")
+        assert outcome.success
+        live, view = _widgets(cap)
+        assert live is None  # the live log was closed when the answer came
+        lines = view.progress.lines
+        assert "▸ Opening datasource warehouse …" in lines
+        assert any(line.startswith("✓ Loading the offline engine") for line in lines)
+        assert lines.index("▸ Opening datasource warehouse …") < lines.index("▸ datasource_resolver …")
+        assert view.status_line.value == ""  # no spinner once answered
+        outcome, cap = _run(shell, "%nl2sql -d nowhere How many orders?")
+        assert outcome.error_in_exec is not None
+        assert _widgets(cap) == [None]  # a refused run leaves no spinner behind
+    finally:
+        _run(shell, "%config NL2SQL.project_dir = _project")
+
+
+def test_before_a_session_opens_the_ids_come_from_the_config_file(shell, tmp_path):
+    from nl2sql.notebook.completion import datasource_ids
+    from nl2sql.notebook.magic import NL2SQL
+
+    config = tmp_path / "nl2sql.toml"
+    config.write_text('[sources.ledger_2024]\nurl = "sqlite:///x.db"\n[sources.HR]\nurl = "sqlite:///y.db"\n',
+                      encoding="utf-8")
+    magic = NL2SQL(shell)
+    shell.configurables.remove(magic)
+    magic.config_file = str(config)
+    assert magic.open_session is None
+    assert datasource_ids(magic) == ["ledger_2024", "HR"]  # no session opened to tell
+    assert magic.open_session is None
+    magic.config_file = str(tmp_path / "missing.toml")
+    assert datasource_ids(magic) == ["warehouse", "crm"]  # an unreadable file: the demo's
