@@ -65,10 +65,13 @@ class SchemaStore:
     """Schema snapshots per datasource, fetched once and cached (thread-safe)."""
 
     def __init__(self, datasources: Mapping[str, DatasourceAdapter], folder: Path | None = None,
-                 redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None):
+                 redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None,
+                 annotate: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None):
         self._datasources = datasources
         self._folder = folder
         self._redact = redact
+        # the semantic layer (nl2sql/semantic/apply.py): applied to what is served, never stored
+        self._annotate = annotate
         self._cache: dict[str, SchemaSnapshot] = {}
         self._stale: set[str] = set()  # refreshed: the stored copy may not be reused
         self._lock = threading.Lock()
@@ -79,7 +82,10 @@ class SchemaStore:
     def get(self, datasource_id: str) -> SchemaSnapshot:
         with self._lock:
             if datasource_id not in self._cache:
-                self._cache[datasource_id] = self._fetch(datasource_id)
+                snapshot = self._fetch(datasource_id)
+                if self._annotate is not None:
+                    snapshot = self._annotate(snapshot)
+                self._cache[datasource_id] = snapshot
             return self._cache[datasource_id]
 
     def refresh(self, datasource_id: str | None = None) -> None:
