@@ -18,6 +18,7 @@ def run_describe(console: Console, source: str, *, config: str | None = None,
                  out: str | None = None) -> int:
     """Describe `source` of the configuration; write the draft to `out` (else print it)."""
     from nl2sql.errors import ConfigError
+    from nl2sql.semantic.describe import draft_file
     from nl2sql.semantic.load import nearest
     from nl2sql.wiring import connect
 
@@ -26,7 +27,8 @@ def run_describe(console: Console, source: str, *, config: str | None = None,
     try:
         if source not in session.context.datasources:
             raise ConfigError(f"unknown datasource '{source}'{nearest(source, list(session.context.datasources))}")
-        text, draft = draft_text(session, source)
+        context = session.context
+        text, draft = draft_file(context.datasources[source], context.schemas.get(source))
     finally:
         session.close()
     if out is None:
@@ -35,23 +37,6 @@ def run_describe(console: Console, source: str, *, config: str | None = None,
     Path(out).write_text(text, encoding="utf-8")
     _summary(console, draft, out)
     return 0
-
-
-def draft_text(session: object, source: str) -> tuple[str, Draft]:
-    """The draft of `source` in an open session, checked to load as a layer of that source."""
-    import yaml
-
-    from nl2sql.semantic.apply import annotator
-    from nl2sql.semantic.describe import describe_source, render_draft
-    from nl2sql.semantic.load import LoadedLayer, parse_layer
-
-    context = session.context  # type: ignore[attr-defined]
-    snapshot = context.schemas.get(source)
-    draft = describe_source(context.datasources[source], snapshot)
-    text = render_draft(draft)
-    # what is written must load: checked like a layer the analyst wrote
-    annotator(LoadedLayer(parse_layer(yaml.safe_load(text), "draft"), "draft"))(snapshot)
-    return text, draft
 
 
 def _summary(console: Console, draft: Draft, out: str) -> None:

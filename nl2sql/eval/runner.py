@@ -60,10 +60,12 @@ class QuestionRecord(BaseModel):
 class Worker:
     """Answers questions of any database, one Session per database, opened on first use."""
 
-    def __init__(self, databases: str | Path, model: str | None = None, timeout_s: float = 30.0):
+    def __init__(self, databases: str | Path, model: str | None = None, timeout_s: float = 30.0,
+                 describe: bool = False):
         self.databases = Path(databases)
         self.model = model
         self.timeout_s = timeout_s
+        self.describe = describe  # answer with the layer `nl2sql describe` drafts, unreviewed
         self._sessions: dict[str, Session] = {}
         self._folder = tempfile.TemporaryDirectory(prefix="nl2sql-bench-")
 
@@ -74,18 +76,32 @@ class Worker:
             from nl2sql.wiring import connect
 
             path = database_path(self.databases, db_id)
+            sources = {db_id: f"sqlite:///{path}"}
+            settings = {
+                "project_dir": str(Path(self._folder.name) / db_id),
+                "row_cap": ROW_CAP,
+                "pipeline_timeout_s": self.timeout_s,
+            }
+            layer = self._described(db_id, sources, settings) if self.describe else None
             session = self._sessions[db_id] = connect(
-                sources={db_id: f"sqlite:///{path}"},
-                models=self.model,
-                settings={
-                    "project_dir": str(Path(self._folder.name) / db_id),
-                    "row_cap": ROW_CAP,
-                    "pipeline_timeout_s": self.timeout_s,
-                },
-            )
+                sources=sources, models=self.model, settings=settings, semantic=layer)
             if warm_up:
                 session.ask(warm_up, timeout_s=max(self.timeout_s, WARMUP_TIMEOUT_S))
         return self._sessions[db_id]
+
+    def _described(self, db_id: str, sources: dict[str, str], settings: dict[str, Any]) -> Path:
+        """Draft the database's layer as `nl2sql describe` does; the file, accepted unreviewed."""
+        from nl2sql.semantic.describe import draft_file
+        from nl2sql.wiring import connect
+
+        plain = connect(sources=sources, settings=settings, semantic={})
+        try:
+            text, _ = draft_file(plain.context.datasources[db_id], plain.context.schemas.get(db_id))
+        finally:
+            plain.close()
+        path = Path(self._folder.name) / db_id / "semantic.yaml"
+        path.write_text(text, encoding="utf-8")
+        return path
 
     def run(self, q: BenchQuestion) -> QuestionRecord:
         """Ask one question and score it; never raises."""
@@ -158,9 +174,9 @@ def _rows(result: Any) -> list[tuple[Any, ...]]:
 _WORKER: Worker | None = None  # the worker of this process (set by the pool's initializer)
 
 
-def _init_process(databases: str, model: str | None, timeout_s: float) -> None:
+def _init_process(databases: str, model: str | None, timeout_s: float, describe: bool) -> None:
     global _WORKER
-    _WORKER = Worker(databases, model, timeout_s)
+    _WORKER = Worker(databases, model, timeout_s, describe)
 
 
 def _run_in_process(questions: list[BenchQuestion]) -> list[QuestionRecord]:
@@ -185,11 +201,12 @@ def run_benchmark(
     workers: int = 1,
     timeout_s: float = 30.0,
     on_done: Callable[[QuestionRecord], None] | None = None,
+    describe: bool = False,
 ) -> list[QuestionRecord]:
     """Answer and score every question; records come back in the questions' order."""
     notify = on_done or (lambda _r: None)
     if workers <= 1:
-        worker = Worker(databases, model, timeout_s)
+        worker = Worker(databases, model, timeout_s, describe)
         try:
             return [_tap(worker.run(q), notify) for q in questions]
         finally:
@@ -200,7 +217,7 @@ def run_benchmark(
         max_workers=workers,
         mp_context=get_context("spawn"),
         initializer=_init_process,
-        initargs=(str(databases), model, timeout_s),
+        initargs=(str(databases), model, timeout_s, describe),
     ) as pool:
         # A database's questions stay on one worker: its Session is opened and warmed once.
         futures = {pool.submit(_run_in_process, [questions[p] for p in group]): group

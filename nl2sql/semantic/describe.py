@@ -28,7 +28,7 @@ CANDIDATE_SCORE = 0.45
 #: Distinct referencing values compared per candidate (the query's bound).
 SAMPLE = 2000
 #: Share of those values that must be found among the referenced key's.
-INCLUDED = 0.99
+INCLUDED = 0.95
 #: A text column with at most this many distinct values gets its vocabulary written.
 VOCABULARY = 25
 
@@ -92,7 +92,7 @@ def describe_source(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> Dra
     from nl2sql.reasoning.offline.catalog.index import build_index
 
     draft = Draft(snapshot.datasource_id)
-    for candidate in infer_relationships(snapshot, CANDIDATE_SCORE):
+    for candidate in candidates(snapshot):
         draft.relationships.append(check_inclusion(adapter, snapshot, candidate))
     index = build_index(snapshot)
     for table in snapshot.tables:
@@ -107,6 +107,52 @@ def describe_source(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> Dra
             if values:
                 draft.vocabularies[ref] = values
     return draft
+
+
+def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
+    """What to check in the data: the inferred references down to CANDIDATE_SCORE, then the
+    ones names alone cannot settle — a column named like another table's key, or named after
+    that table (`Maker` → car_makers.Id), which only the data can confirm."""
+    found = infer_relationships(snapshot, CANDIDATE_SCORE)
+    seen = {(r.src, r.src_columns) for r in found} | {(r.dst, r.dst_columns) for r in found}
+    for src in snapshot.tables:
+        own = src.primary_key if len(src.primary_key) == 1 else []
+        for col in src.columns:
+            if (src.key, (col.name,)) in seen or [col.name] == own or _key_kind(col) is None:
+                continue
+            for dst in snapshot.tables:
+                named = _names_key_of(col, dst) if dst.key != src.key else None
+                if named is not None:
+                    key, evidence = named
+                    found.append(InferredRelationship(src.key, (col.name,), dst.key, (key.name,),
+                                                      CANDIDATE_SCORE, (evidence,), "many-to-one"))
+                    break
+    return found
+
+
+def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
+    """(dst's key, why) when `col` is named like that key or after `dst`, of the same kind."""
+    from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
+
+    names = dst.primary_key if len(dst.primary_key) == 1 else [inferred_key(dst) or ""]
+    key = dst.column(names[0]) if names[0] else None
+    if key is None or _key_kind(key) != _key_kind(col):
+        return None
+    if col.name.lower() == key.name.lower() and col.name.lower() not in KEY_SUFFIXES:
+        return key, f"same name as {dst.name}'s key"
+    words = split_words(col.name)
+    match = name_match("".join(words), dst.name) if words else None
+    if match is not None and match[0] == "named":
+        return key, f"{col.name} names {dst.name}" + ("" if match[1] else " (its last words)")
+    return None
+
+
+def _key_kind(col: Column) -> str | None:
+    if col.is_temporal:
+        return None
+    if "INT" in col.type.upper():
+        return "integer"
+    return "text" if col.is_text else None
 
 
 def check_inclusion(adapter: DatasourceAdapter, snapshot: SchemaSnapshot,
@@ -204,3 +250,17 @@ def render_draft(draft: Draft, today: date | None = None) -> str:
 def _relationship(c: InferredRelationship) -> dict[str, str]:
     return {"from": f"{c.src}.{c.src_columns[0]}", "to": f"{c.dst}.{c.dst_columns[0]}",
             "cardinality": c.cardinality}
+
+
+def draft_file(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> tuple[str, Draft]:
+    """The draft of one source as YAML text, checked to load as that source's layer."""
+    import yaml
+
+    from nl2sql.semantic.apply import annotator
+    from nl2sql.semantic.load import LoadedLayer, parse_layer
+
+    draft = describe_source(adapter, snapshot)
+    text = render_draft(draft)
+    # what is written must load: checked like a layer the analyst wrote
+    annotator(LoadedLayer(parse_layer(yaml.safe_load(text), "draft"), "draft"))(snapshot)
+    return text, draft
