@@ -127,18 +127,27 @@ def _cross_source_end(end: str, schema: Callable[[str], SchemaSnapshot], known: 
 
 
 def _same_kind(a: ColumnRef, b: ColumnRef, where: Where) -> None:
-    if _kind(a.column) != _kind(b.column):
+    if join_kind(a.column) != join_kind(b.column):
         raise where.fail(f"{a.table.key}.{a.column.name} ({a.column.type}) and "
                          f"{b.table.key}.{b.column.name} ({b.column.type}) cannot be equal: "
                          "a join needs two numbers, two texts or two dates")
 
 
-def _kind(column: Column) -> str:
+def join_kind(column: Column) -> str:
+    """date | number | text: what two columns must share to be joined. A text column whose
+    sampled values are all whole numbers (ids stored as text) counts as a number."""
     if column.is_temporal:
         return "date"
     if column.is_numeric:
         return "number"
+    if column.is_text and column.samples and all(_whole(s) for s in column.samples):
+        return "number"
     return "text" if column.is_text else column.type.upper()
+
+
+def _whole(value: str) -> bool:
+    text = str(value).strip()
+    return text.removeprefix("-").isdigit()
 
 
 def metric_columns(metric: Metric, snapshot: SchemaSnapshot, where: Where) -> list[str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 from nl2sql.schema.relationships import InferredRelationship, infer_relationships, split_words
+from nl2sql.semantic.check import join_kind
 
 if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
@@ -118,41 +119,50 @@ def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
     for src in snapshot.tables:
         own = src.primary_key if len(src.primary_key) == 1 else []
         for col in src.columns:
-            if (src.key, (col.name,)) in seen or [col.name] == own or _key_kind(col) is None:
+            if (src.key, (col.name,)) in seen or [col.name] == own:
                 continue
             for dst in snapshot.tables:
                 named = _names_key_of(col, dst) if dst.key != src.key else None
                 if named is not None:
                     key, evidence = named
+                    cardinality = "one-to-one" if _unique(src, col) else "many-to-one"
                     found.append(InferredRelationship(src.key, (col.name,), dst.key, (key.name,),
-                                                      CANDIDATE_SCORE, (evidence,), "many-to-one"))
+                                                      CANDIDATE_SCORE, (evidence,), cardinality))
                     break
     return found
 
 
 def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
-    """(dst's key, why) when `col` is named like that key or after `dst`, of the same kind."""
+    """(a key of dst, why) when `col` is named like it, after `dst`, or ends with dst's name
+    (`caused_by_ship_id` → ship), and holds values of the same kind."""
     from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
 
+    kind = join_kind(col)
+    if kind not in ("number", "text"):
+        return None
     names = dst.primary_key if len(dst.primary_key) == 1 else [inferred_key(dst) or ""]
     key = dst.column(names[0]) if names[0] else None
-    if key is None or _key_kind(key) != _key_kind(col):
+    key = key if key is not None and join_kind(key) == kind else None
+    same = next((c for c in dst.columns if c.name.lower() == col.name.lower() and _unique(dst, c)
+                 and join_kind(c) == kind), None)
+    if same is not None and col.name.lower() not in KEY_SUFFIXES:
+        return same, f"same name as a unique column of {dst.name}"
+    if key is None:
         return None
-    if col.name.lower() == key.name.lower() and col.name.lower() not in KEY_SUFFIXES:
-        return key, f"same name as {dst.name}'s key"
     words = split_words(col.name)
-    match = name_match("".join(words), dst.name) if words else None
-    if match is not None and match[0] == "named":
-        return key, f"{col.name} names {dst.name}" + ("" if match[1] else " (its last words)")
+    if len(words) > 1 and words[-1] in KEY_SUFFIXES:
+        words = words[:-1]
+    for start in range(len(words)):
+        match = name_match("".join(words[start:]), dst.name)
+        if match == ("named", True):
+            how = "names" if start == 0 else "ends with the name of"
+            return key, f"{col.name} {how} {dst.name}"
     return None
 
 
-def _key_kind(col: Column) -> str | None:
-    if col.is_temporal:
-        return None
-    if "INT" in col.type.upper():
-        return "integer"
-    return "text" if col.is_text else None
+def _unique(table: Table, col: Column) -> bool:
+    rows = table.row_count or 0
+    return bool(rows and col.distinct_count and col.distinct_count >= rows)
 
 
 def check_inclusion(adapter: DatasourceAdapter, snapshot: SchemaSnapshot,
