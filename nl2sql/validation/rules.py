@@ -19,6 +19,7 @@ from nl2sql.plan import PlanModel, PlanScope, Star, plan_scopes
 from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.validation.access import access_policy
 from nl2sql.validation.checks import ValidationCheck
+from nl2sql.validation.hidden import hidden_columns, hides_columns
 from nl2sql.validation.scope import ALIAS_CLAUSES, Finding, RuleContext
 from nl2sql.validation.structure import (
     aggregation,
@@ -196,6 +197,7 @@ RULES: tuple[tuple[str, str, Rule], ...] = (
     ("set_operation", "Set operation operands select the same number of columns.", set_operation),
     ("expression_shape", "Every expression has the shape its SQL needs.", expression_shape),
     ("access_policy", "Every table and column is allowed by the access policy.", access_policy),
+    ("hidden_columns", "No column the semantic layer hides is shown.", hidden_columns),
     ("limit", "LIMIT and OFFSET are sensible.", limit_sanity),
 )
 
@@ -229,6 +231,8 @@ def validate_plan(
     )
     checks: list[ValidationCheck] = []
     for name, summary, rule in RULES:
+        if name == "hidden_columns" and not hides_columns(snapshot):
+            continue  # reported only where a semantic layer hides columns
         findings = list({(f.message, f.details.get("path")): f for f in rule(ctx)}.values())
         if not findings:
             checks.append(ValidationCheck(name=name, passed=True, message=summary))

@@ -142,3 +142,60 @@ def test_layer_changes_the_fingerprint_pins_compare(shop_db: Path, tmp_path: Pat
     assert apply_source_layer(raw, SourceLayer()).fingerprint == raw.fingerprint
     other = dict(LAYER, terms=[{"term": "buyer", "means": "customers"}])
     assert apply_source_layer(raw, SourceLayer.model_validate(other)).fingerprint != layered.fingerprint
+
+
+def test_a_pin_made_before_a_layer_change_is_stale(shop_db: Path, tmp_path: Path) -> None:
+    from nl2sql.errors import ErrorCode
+
+    question = "How many orders were placed by customers in Texas?"
+    folder = {"project_dir": tmp_path / "same"}  # one project: the pin is on disk for each session
+    with nl2sql.connect(sources={"shop": str(shop_db)}, semantic={"sources": {"shop": LAYER}},
+                        settings=folder) as first:
+        first.ask(question).pin()
+    with nl2sql.connect(sources={"shop": str(shop_db)}, semantic={"sources": {"shop": LAYER}},
+                        settings=folder) as same:
+        again = same.ask(question)
+        assert again.status == "success" and _rows(again) == [(20,)]
+    changed = dict(LAYER, terms=[*LAYER["terms"], {"term": "buyer", "means": "customers"}])
+    with nl2sql.connect(sources={"shop": str(shop_db)}, semantic={"sources": {"shop": changed}},
+                        settings=folder) as later:
+        stale = later.ask(question)
+    assert stale.status == "error"
+    assert stale.errors[0].error_code == ErrorCode.INVALID_STATE and "stale" in stale.errors[0].message
+
+
+def _plan(select: list[dict[str, Any]], where: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"tables": [{"name": "customers", "alias": "t"}], "select": select, "where": where}
+
+
+_SSN = {"kind": "column", "table": "t", "name": "ssn"}
+_NAME = {"expr": {"kind": "column", "table": "t", "name": "full_name"}}
+
+
+@pytest.mark.parametrize(("plan", "shown"), [
+    (_plan([{"expr": _SSN}]), True),
+    (_plan([{"expr": {"kind": "function", "name": "upper", "args": [_SSN]}, "alias": "s"}]), True),
+    (_plan([{"expr": {"kind": "star", "table": "t"}}]), True),
+    (_plan([_NAME], {"kind": "comparison", "op": "=", "left": _SSN,
+                     "right": {"kind": "literal", "value": "000-0001"}}), False),
+    (_plan([{"expr": {"kind": "aggregate", "func": "count", "arg": _SSN, "distinct": True}, "alias": "n"}]),
+     False),
+    (_plan([_NAME], {"kind": "in", "expr": {"kind": "column", "table": "t", "name": "id"},
+                     "query": {"tables": [{"name": "customers", "alias": "c"}],
+                               "select": [{"expr": {"kind": "column", "table": "c", "name": "ssn"}}]}}),
+     False),
+])
+def test_validator_refuses_a_plan_showing_a_hidden_column(shop_db: Path, tmp_path: Path,
+                                                          plan: dict[str, Any], shown: bool) -> None:
+    """What a chat model plans is held to the layer too (the offline engine never names one)."""
+    from nl2sql.plan import PlanModel
+    from nl2sql.validation.rules import validate_plan
+
+    with _session(shop_db, tmp_path, LAYER) as session:
+        snapshot = session.context.schemas.get("shop")
+    checks = [c for c in validate_plan(PlanModel.model_validate(plan), snapshot) if c.name == "hidden_columns"]
+    assert checks and any(not c.passed for c in checks) is shown
+    without_layer = snapshot.model_copy(update={"tables": [t.model_copy(update={"semantic": None})
+                                                           for t in snapshot.tables]})
+    assert not [c for c in validate_plan(PlanModel.model_validate(plan), without_layer)
+                if c.name == "hidden_columns"]  # reported only where a layer hides columns
