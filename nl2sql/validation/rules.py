@@ -197,8 +197,12 @@ RULES: tuple[tuple[str, str, Rule], ...] = (
     ("set_operation", "Set operation operands select the same number of columns.", set_operation),
     ("expression_shape", "Every expression has the shape its SQL needs.", expression_shape),
     ("access_policy", "Every table and column is allowed by the access policy.", access_policy),
-    ("hidden_columns", "No column the semantic layer hides is shown.", hidden_columns),
     ("limit", "LIMIT and OFFSET are sensible.", limit_sanity),
+)
+
+#: Checks reported only where the snapshot's semantic layer hides columns (nl2sql/semantic).
+LAYER_RULES: tuple[tuple[str, str, Rule], ...] = (
+    ("hidden_columns", "No column the semantic layer hides is shown.", hidden_columns),
 )
 
 
@@ -230,9 +234,7 @@ def validate_plan(
         ),
     )
     checks: list[ValidationCheck] = []
-    for name, summary, rule in RULES:
-        if name == "hidden_columns" and not hides_columns(snapshot):
-            continue  # reported only where a semantic layer hides columns
+    for name, summary, rule in RULES + (LAYER_RULES if hides_columns(snapshot) else ()):
         findings = list({(f.message, f.details.get("path")): f for f in rule(ctx)}.values())
         if not findings:
             checks.append(ValidationCheck(name=name, passed=True, message=summary))
