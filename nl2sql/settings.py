@@ -170,6 +170,8 @@ class FileConfig(_Masked):
     settings: dict[str, Any] = Field(default_factory=dict)
     policies: PoliciesConfig = Field(default_factory=PoliciesConfig)
     curated: CuratedConfig = Field(default_factory=CuratedConfig)
+    # the semantic layer: `file` (YAML) and/or its keys inline; validated by nl2sql.semantic.load
+    semantic: dict[str, Any] = Field(default_factory=dict)
     path: Path | None = None
 
     def relative(self, name: str) -> Path:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from nl2sql.retrieval.exact import Search
     from nl2sql.retrieval.store import VectorStore
     from nl2sql.schema.models import SchemaSnapshot
+    from nl2sql.semantic.load import LoadedLayer
 
 
 def connect(
@@ -49,6 +50,7 @@ def connect(
     models: str | Mapping[str, Any] | None = None,
     user: UserContext | None = None,
     settings: Mapping[str, Any] | None = None,
+    semantic: str | Path | Mapping[str, Any] | None = None,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> Session:
     """Open a Session.
@@ -64,18 +66,22 @@ def connect(
             spec may also be an object implementing that node's skill.
         user: who is asking (roles for policies).
         settings: explicit setting overrides, e.g. {"row_cap": 1000}.
+        semantic: a semantic layer (YAML file path, or its content as a mapping) replacing the
+            one the config names (docs/configuration.md); checked before the session opens.
         on_progress: told of the slow first steps as they run (building the demo data,
             opening each datasource): `nl2sql.progress` events.
     """
     with listening(on_progress or current()):  # none given: whoever listens already hears it
-        return _connect(target, config, sources, frames, models, user, settings)
+        return _connect(target, config, sources, frames, models, user, settings, semantic)
 
 
 def _connect(target: str | None, config: str | Path | None,
              sources: Mapping[str, str | Mapping[str, Any]] | None, frames: Mapping[str, Any] | None,
              models: str | Mapping[str, Any] | None, user: UserContext | None,
-             settings: Mapping[str, Any] | None) -> Session:
+             settings: Mapping[str, Any] | None,
+             semantic: str | Path | Mapping[str, Any] | None) -> Session:
     from nl2sql.governance.services import build_governance
+    from nl2sql.semantic.load import load_layer
 
     if target is not None and target != "demo":
         config = target
@@ -91,6 +97,7 @@ def _connect(target: str | None, config: str | Path | None,
     folder = project_dir(the_settings, file_config)
     registry = model_registry(_model_specs(file_config.models, models))  # checked before any source opens
     governance = build_governance(file_config, folder)
+    layer = load_layer(file_config, semantic)  # its shape now; its names once the sources open
     cleanup: Callable[[], None] = lambda: None  # noqa: E731
     if frames:
         from nl2sql.datasources.frames import FRAMES_ID, frames_database
@@ -101,7 +108,7 @@ def _connect(target: str | None, config: str | Path | None,
             url=f"duckdb:///{path}", description=f"DataFrames: {', '.join(map(str, frames))}"
         )
     try:
-        context = build_context(resolved, the_settings, folder, registry, governance)
+        context = build_context(resolved, the_settings, folder, registry, governance, layer)
     except BaseException:
         cleanup()
         raise
@@ -116,8 +123,12 @@ def model_registry(models: ResolvedModels) -> ModelRegistry:
 
 
 def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folder: Path,
-                  models: ModelRegistry, governance: Governance | None = None) -> NL2SQLContext:
-    """Open every datasource and wire the services the nodes use (closed again on failure)."""
+                  models: ModelRegistry, governance: Governance | None = None,
+                  layer: LoadedLayer | None = None) -> NL2SQLContext:
+    """Open every datasource and wire the services the nodes use (closed again on failure).
+
+    With a semantic layer, the schemas of the sources it names are read now and checked
+    against it: a bad entry refuses the session instead of leaving it half-configured."""
     from nl2sql.datasources.factory import open_datasource
     from nl2sql.execution.artifacts import ArtifactStore
 
@@ -133,7 +144,15 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
                 )
         descriptions = {sid: src.description or "" for sid, src in sources.items()}
         redact = governance.redact_samples if governance is not None else None
-        schemas = SchemaStore(adapters, folder / "snapshots", redact=redact)
+        annotate = None
+        if layer is not None:
+            from nl2sql.semantic.apply import annotator
+            from nl2sql.semantic.check import check_layer
+
+            annotate = annotator(layer)
+        schemas = SchemaStore(adapters, folder / "snapshots", redact=redact, annotate=annotate)
+        if layer is not None:
+            check_layer(layer, schemas.get, list(adapters))
 
         def open_vector_store(breaker: CircuitBreaker) -> Search:
             # Created on first use only: by the resolver when several sources are registered, by

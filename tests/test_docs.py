@@ -29,3 +29,21 @@ def test_failure_table_names_existing_tests():
     for path, name in named:
         source = (ROOT / path).read_text()
         assert re.search(rf"^def {re.escape(name)}\(", source, re.M), f"{path}::{name} is missing"
+
+
+def test_configuration_reference_lists_every_key_of_the_semantic_layer():
+    from pydantic import BaseModel
+
+    from nl2sql.semantic import models
+
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    table = [line for line in text.splitlines() if line.startswith("| `")]
+    keys = {cell for line in table for cell in re.findall(r"`([^`]+)`", line.split("|")[1])}
+    example = text.split("## The file", 1)[1].split("### Keys", 1)[0]
+    for model in vars(models).values():
+        if isinstance(model, type) and issubclass(model, BaseModel) and model.__module__ == models.__name__:
+            for name, field in model.model_fields.items():
+                key = field.alias or name
+                assert any(k == key or k.endswith(("." + key, "]." + key)) or k.startswith(key + ".")
+                           or k.endswith(">." + key) for k in keys), f"{model.__name__}.{key} not in the keys table"
+                assert f"{key}:" in example or f"{key} =" in example, f"{model.__name__}.{key} has no example"

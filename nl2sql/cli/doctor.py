@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from nl2sql.datasources.base import DatasourceAdapter
     from nl2sql.reasoning.llm.config import ModelConfig
+    from nl2sql.schema.models import SchemaSnapshot
     from nl2sql.settings import FileConfig, Settings
 
 PROBE = 'Reply with the JSON object {"reply": "OK"} and nothing else.'
@@ -41,6 +42,7 @@ class Probe:
 
     ok: bool
     detail: str
+    snapshot: SchemaSnapshot | None = None  # a datasource's schema, when it was read
 
 
 def run_doctor(
@@ -79,7 +81,36 @@ def run_doctor(
     sources = _check_sources(file_config, settings)
     console.print(_sources_table(sources))
     problems += [f"datasource {sid}: {p.detail}" for sid, _, p in sources if not p.ok]
+    _report_warnings(console, _check_layer(file_config, sources, problems))
     return _report(console, problems, offline)
+
+
+def _check_layer(file_config: FileConfig, sources: list[tuple[str, str, Probe]],
+                 problems: list[str]) -> list[str]:
+    """The semantic layer checked against the schemas read (a problem when it is wrong); a
+    warning per source of several tables that no relationship, declared or described, joins."""
+    from nl2sql.semantic.check import check_layer
+    from nl2sql.semantic.load import load_layer
+
+    loaded = _attempt("semantic layer", problems, lambda: load_layer(file_config))
+    snapshots = {sid: p.snapshot for sid, _, p in sources if p.snapshot is not None}
+    if loaded is not None:
+        _attempt("semantic layer", problems,
+                 lambda: check_layer(loaded, snapshots.__getitem__, list(snapshots)))
+    described = set(loaded.layer.sources) if loaded is not None else set()
+    return [
+        f"datasource {sid}: {len(s.tables)} tables and no relationship between them, declared "
+        f"or described: joins are guessed from names; draft some with `nl2sql describe {sid} "
+        "-o semantic.yaml`, review them, and name the file in [semantic]"
+        for sid, s in snapshots.items()
+        if len(s.tables) > 1 and not any(t.foreign_keys for t in s.tables)
+        and not (sid in described and loaded is not None and loaded.layer.sources[sid].relationships)
+    ]
+
+
+def _report_warnings(console: Console, warnings: list[str]) -> None:
+    for line in warnings:
+        console.print(f"[yellow]![/yellow] {escape(safe_one_line(line, 400))}", soft_wrap=True)
 
 
 def _model_problems(probes: Mapping[str, Probe], configs: Mapping[str, ModelConfig]) -> list[str]:
@@ -300,6 +331,7 @@ def _probe_source(
     return Probe(
         True,
         f"{snapshot.dialect}, {len(snapshot.tables)} tables ({time.monotonic() - started:.1f}s)",
+        snapshot,
     )
 
 

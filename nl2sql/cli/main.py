@@ -1,4 +1,4 @@
-"""The `nl2sql` command: ask, run (the same), demo, doctor, clean, bench."""
+"""The `nl2sql` command: ask, run (the same), demo, doctor, describe, clean, bench."""
 
 from __future__ import annotations
 
@@ -33,6 +33,11 @@ def _parser() -> argparse.ArgumentParser:
     clean.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
     clean.add_argument("--snapshots", action="store_true", help="also remove the schema snapshots")
     clean.add_argument("-n", "--dry-run", action="store_true", help="list what would be removed")
+    describe = sub.add_parser("describe", help="draft a semantic layer (relationships, labels, units, "
+                              "vocabularies) from a datasource's data, for review")
+    describe.add_argument("source", help="the datasource id")
+    describe.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
+    describe.add_argument("-o", "--output", help="write the draft to this file (default: print it)")
     demo = sub.add_parser("demo", help="build the demo data and answer the demo questions")
     demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (1.0 ≈ 100k order items)")
     add_bench_parser(sub)
@@ -53,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
             from nl2sql.cli.doctor import run_doctor
 
             return run_doctor(console, config=args.config, offline=args.offline)
+        if args.command == "describe":
+            from nl2sql.cli.describe import run_describe
+
+            return run_describe(console, args.source, config=args.config, out=args.output)
         if args.command == "clean":
             from nl2sql.cli.clean import run_clean
 

@@ -40,6 +40,10 @@ def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "scored with the confidence threshold fitted on the others"
     )
     spider.add_argument(
+        "--describe", action="store_true", help="draft a semantic layer for each database as "
+        "`nl2sql describe` does, accept it unreviewed, and answer with it"
+    )
+    spider.add_argument(
         "--target-precision", type=float, default=0.9,
         help="precision the fitted confidence threshold aims at (default 0.9)",
     )
@@ -151,6 +155,7 @@ def _run_with_progress(
             timeout_s=args.timeout,
             settings=settings,
             on_done=done,
+            describe=args.describe,
         )
 
 

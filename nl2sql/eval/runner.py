@@ -66,11 +66,13 @@ class Worker:
         model: str | None = None,
         timeout_s: float = 30.0,
         settings: Mapping[str, Any] | None = None,
+        describe: bool = False,
     ):
         self.databases = Path(databases)
         self.model = model
         self.timeout_s = timeout_s
         self.settings = dict(settings or {})
+        self.describe = describe  # answer with the layer `nl2sql describe` drafts, unreviewed
         self._sessions: dict[str, Session] = {}
         self._folder = tempfile.TemporaryDirectory(prefix="nl2sql-bench-")
 
@@ -81,19 +83,33 @@ class Worker:
             from nl2sql.wiring import connect
 
             path = database_path(self.databases, db_id)
+            sources = {db_id: f"{path.suffix.lstrip('.')}:///{path}"}  # sqlite or duckdb
+            settings = {
+                **self.settings,
+                "project_dir": str(Path(self._folder.name) / db_id),
+                "row_cap": ROW_CAP,
+                "pipeline_timeout_s": self.timeout_s,
+            }
+            layer = self._described(db_id, sources, settings) if self.describe else None
             session = self._sessions[db_id] = connect(
-                sources={db_id: f"{path.suffix.lstrip('.')}:///{path}"},  # sqlite or duckdb
-                models=self.model,
-                settings={
-                    **self.settings,
-                    "project_dir": str(Path(self._folder.name) / db_id),
-                    "row_cap": ROW_CAP,
-                    "pipeline_timeout_s": self.timeout_s,
-                },
-            )
+                sources=sources, models=self.model, settings=settings, semantic=layer)
             if warm_up:
                 session.ask(warm_up, timeout_s=max(self.timeout_s, WARMUP_TIMEOUT_S))
         return self._sessions[db_id]
+
+    def _described(self, db_id: str, sources: dict[str, str], settings: dict[str, Any]) -> Path:
+        """Draft the database's layer as `nl2sql describe` does; the file, accepted unreviewed."""
+        from nl2sql.semantic.describe import draft_file
+        from nl2sql.wiring import connect
+
+        plain = connect(sources=sources, settings=settings, semantic={})
+        try:
+            text, _ = draft_file(plain.context.datasources[db_id], plain.context.schemas.get(db_id))
+        finally:
+            plain.close()
+        path = Path(self._folder.name) / db_id / "semantic.yaml"
+        path.write_text(text, encoding="utf-8")
+        return path
 
     def run(self, q: BenchQuestion) -> QuestionRecord:
         """Ask one question and score it; never raises."""
@@ -167,10 +183,10 @@ _WORKER: Worker | None = None  # the worker of this process (set by the pool's i
 
 
 def _init_process(
-    databases: str, model: str | None, timeout_s: float, settings: dict[str, Any]
+    databases: str, model: str | None, timeout_s: float, settings: dict[str, Any], describe: bool
 ) -> None:
     global _WORKER
-    _WORKER = Worker(databases, model, timeout_s, settings)
+    _WORKER = Worker(databases, model, timeout_s, settings, describe)
 
 
 def _run_in_process(questions: list[BenchQuestion]) -> list[QuestionRecord]:
@@ -196,6 +212,7 @@ def run_benchmark(
     timeout_s: float = 30.0,
     settings: Mapping[str, Any] | None = None,
     on_done: Callable[[QuestionRecord], None] | None = None,
+    describe: bool = False,
 ) -> list[QuestionRecord]:
     """Answer and score every question; records come back in the questions' order.
 
@@ -204,7 +221,7 @@ def run_benchmark(
     """
     notify = on_done or (lambda _r: None)
     if workers <= 1:
-        worker = Worker(databases, model, timeout_s, settings)
+        worker = Worker(databases, model, timeout_s, settings, describe)
         try:
             return [_tap(worker.run(q), notify) for q in questions]
         finally:
@@ -215,7 +232,7 @@ def run_benchmark(
         max_workers=workers,
         mp_context=get_context("spawn"),
         initializer=_init_process,
-        initargs=(str(databases), model, timeout_s, dict(settings or {})),
+        initargs=(str(databases), model, timeout_s, dict(settings or {}), describe),
     ) as pool:
         # A database's questions stay on one worker: its Session is opened and warmed once.
         futures = {pool.submit(_run_in_process, [questions[p] for p in group]): group

@@ -57,6 +57,53 @@ class ForeignKey(BaseModel):
     ref_columns: list[str]
 
 
+class SemanticTerm(BaseModel):
+    """A business word the analyst declared for this table, one of its columns or a stored value."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    term: str
+    column: str | None = None  # None: the word names the table
+    value: str | None = None  # the stored value the word stands for ("CA" -> 'California')
+    order: str | None = None  # asc | desc: a superlative ("priciest" -> unit_price desc)
+
+
+class SemanticMetric(BaseModel):
+    """A named aggregate over this table's rows (the table is its grain)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    expression: str  # a SQL aggregate over this table's columns, as the analyst wrote it
+    columns: list[str] = Field(default_factory=list)  # the columns it reads (checked when loaded)
+    description: str | None = None
+
+
+class TableSemantics(BaseModel):
+    """What the semantic layer (`nl2sql/semantic/`) says about one table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    labels: list[str] = Field(default_factory=list)  # what "list the <rows>" shows
+    hidden: list[str] = Field(default_factory=list)  # columns never shown in an answer
+    units: dict[str, str] = Field(default_factory=dict)  # column -> unit
+    values: dict[str, list[str]] = Field(default_factory=dict)  # column -> its vocabulary
+    terms: list[SemanticTerm] = Field(default_factory=list)
+    metrics: list[SemanticMetric] = Field(default_factory=list)
+
+    def visible_to(self, columns: set[str]) -> TableSemantics:
+        """Only what reads no column outside `columns` (lower-case names): a term or metric over
+        a denied column is invisible to that user."""
+        return TableSemantics(
+            labels=[c for c in self.labels if c.lower() in columns],
+            hidden=[c for c in self.hidden if c.lower() in columns],
+            units={c: u for c, u in self.units.items() if c.lower() in columns},
+            values={c: v for c, v in self.values.items() if c.lower() in columns},
+            terms=[t for t in self.terms if t.column is None or t.column.lower() in columns],
+            metrics=[m for m in self.metrics if all(c.lower() in columns for c in m.columns)],
+        )
+
+
 class Table(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -69,6 +116,7 @@ class Table(BaseModel):
     row_count: int | None = None
     description: str | None = None
     original_name: str | None = None
+    semantic: TableSemantics | None = None  # from the analyst's semantic layer, when it names this
 
     @property
     def key(self) -> str:
@@ -131,6 +179,8 @@ class SchemaSnapshot(BaseModel):
                 "c": [(c.name, c.type) for c in t.columns],
                 "pk": t.primary_key,
                 "fk": [(f.columns, f.ref_table, f.ref_columns) for f in t.foreign_keys],
+                # the layer changes what a question means: a pin made before it is stale
+                **({"s": t.semantic.model_dump(mode="json")} if t.semantic is not None else {}),
             }
             for t in sorted(self.tables, key=lambda t: t.key)
         ]

@@ -79,11 +79,13 @@ class InferredRelationship:
         return f"{pairs} — inferred: {', '.join(self.evidence)}"
 
 
-def infer_relationships(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
+def infer_relationships(snapshot: SchemaSnapshot, threshold: float = THRESHOLD) -> list[InferredRelationship]:
     """Undeclared references between the snapshot's tables, strongest first.
 
     Pairs already declared as foreign keys (either way round) are not repeated. For each
     referencing column only its best-scoring target(s) are kept: a column references one table.
+    A `threshold` below THRESHOLD proposes weaker candidates, for a caller that checks them in
+    the data (`nl2sql describe`).
     """
     declared = _declared_pairs(snapshot)
     keys = {t.key: _key_columns(t) for t in snapshot.tables}
@@ -96,7 +98,7 @@ def infer_relationships(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
                 rel
                 for dst in snapshot.tables
                 if dst.key != src.key
-                for rel in _candidates(src, col, dst, keys[dst.key])
+                for rel in _candidates(src, col, dst, keys[dst.key], threshold)
                 if (src.key, col.name.lower(), dst.key) not in declared
             ]
             if options:
@@ -118,7 +120,7 @@ def _declared_pairs(snapshot: SchemaSnapshot) -> set[tuple[str, str, str]]:
 
 
 def _candidates(
-    src: Table, col: Column, dst: Table, keys: dict[str, str]
+    src: Table, col: Column, dst: Table, keys: dict[str, str], threshold: float = THRESHOLD
 ) -> list[InferredRelationship]:
     out: list[InferredRelationship] = []
     for key_name, how in keys.items():
@@ -136,7 +138,7 @@ def _candidates(
         if values:
             evidence.append(values[0])
             score += values[1]
-        if score >= THRESHOLD:
+        if score >= threshold:
             cardinality = "one-to-one" if _unique(src, col) else "many-to-one"
             out.append(
                 InferredRelationship(

@@ -66,10 +66,13 @@ class SchemaStore:
     """Schema snapshots per datasource, fetched once and cached (thread-safe)."""
 
     def __init__(self, datasources: Mapping[str, DatasourceAdapter], folder: Path | None = None,
-                 redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None):
+                 redact: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None,
+                 annotate: Callable[[SchemaSnapshot], SchemaSnapshot] | None = None):
         self._datasources = datasources
         self._folder = folder
         self._redact = redact
+        # the semantic layer (nl2sql/semantic/apply.py): applied to what is served, never stored
+        self._annotate = annotate
         self._cache: dict[str, SchemaSnapshot] = {}
         self._stale: set[str] = set()  # refreshed: the stored copy may not be reused
         self._lock = threading.Lock()
@@ -81,7 +84,10 @@ class SchemaStore:
         with self._lock:
             if datasource_id not in self._cache:
                 with step("schema", f"Reading the schema of {datasource_id}"):
-                    self._cache[datasource_id] = self._fetch(datasource_id)
+                    snapshot = self._fetch(datasource_id)
+                if self._annotate is not None:
+                    snapshot = self._annotate(snapshot)
+                self._cache[datasource_id] = snapshot
             return self._cache[datasource_id]
 
     def refresh(self, datasource_id: str | None = None) -> None:

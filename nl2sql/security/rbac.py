@@ -248,6 +248,8 @@ def _filter_table(table: Table, columns: list[str] | None) -> Table:
     return table.model_copy(update={
         "columns": [c for c in table.columns if c.name.lower() in keep],
         "primary_key": [c for c in table.primary_key if c.lower() in keep],
+        # a term or metric of the semantic layer over a denied column is not seen either
+        "semantic": table.semantic.visible_to(keep) if table.semantic is not None else None,
     })
 
 

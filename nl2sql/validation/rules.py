@@ -19,6 +19,7 @@ from nl2sql.plan import PlanModel, PlanScope, Star, plan_scopes
 from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.validation.access import access_policy
 from nl2sql.validation.checks import ValidationCheck
+from nl2sql.validation.hidden import hidden_columns, hides_columns
 from nl2sql.validation.scope import ALIAS_CLAUSES, Finding, RuleContext
 from nl2sql.validation.structure import (
     aggregation,
@@ -199,6 +200,11 @@ RULES: tuple[tuple[str, str, Rule], ...] = (
     ("limit", "LIMIT and OFFSET are sensible.", limit_sanity),
 )
 
+#: Checks reported only where the snapshot's semantic layer hides columns (nl2sql/semantic).
+LAYER_RULES: tuple[tuple[str, str, Rule], ...] = (
+    ("hidden_columns", "No column the semantic layer hides is shown.", hidden_columns),
+)
+
 
 def validate_plan(
     plan: PlanModel,
@@ -228,7 +234,7 @@ def validate_plan(
         ),
     )
     checks: list[ValidationCheck] = []
-    for name, summary, rule in RULES:
+    for name, summary, rule in RULES + (LAYER_RULES if hides_columns(snapshot) else ()):
         findings = list({(f.message, f.details.get("path")): f for f in rule(ctx)}.values())
         if not findings:
             checks.append(ValidationCheck(name=name, passed=True, message=summary))

@@ -91,3 +91,31 @@ def test_a_new_session_is_warmed_up_before_its_first_timed_question(tiny_spider,
         worker.close()
     assert timeouts == [WARMUP_TIMEOUT_S, 5.0, 5.0]  # one untimed warm-up, then each question
     assert all(r.correct for r in records)
+
+
+def test_describe_answers_with_the_drafted_layer(tmp_path):
+    import sqlite3
+
+    folder = tmp_path / "database" / "yard"
+    folder.mkdir(parents=True)
+    con = sqlite3.connect(folder / "yard.sqlite")
+    con.executescript(
+        """
+        CREATE TABLE owners (id INTEGER, full_name TEXT);
+        CREATE TABLE boats (boat_id INTEGER, ownRef INTEGER, length_m REAL);
+        INSERT INTO owners VALUES (1, 'Ann Lee'), (2, 'Bo Diaz'), (3, 'Cy Ng');
+        INSERT INTO boats VALUES (10, 1, 7.5), (11, 1, 9.0), (12, 2, 6.0), (13, 3, 12.0);
+        """
+    )
+    con.commit()
+    con.close()
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps([{
+        "id": "j", "db_id": "yard", "question": "How many boats does Ann Lee own?",
+        "query": "SELECT count(*) FROM boats JOIN owners ON boats.ownRef = owners.id "
+                 "WHERE owners.full_name = 'Ann Lee'"}]), encoding="utf-8")
+    items = load_questions(questions)
+    plain = run_benchmark(items, tmp_path / "database")
+    described = run_benchmark(items, tmp_path / "database", describe=True)
+    assert not plain[0].correct and plain[0].error_code == "PLANNING_FAILURE"
+    assert described[0].correct, described[0]

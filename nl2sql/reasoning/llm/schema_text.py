@@ -110,7 +110,34 @@ def render_table(table: Table, level: int) -> str:
     if level == FULL and table.original_name and table.original_name != table.name:
         head += f' ("{table.original_name}")'
     lines = [head] + [f"  - {_column(c, table, refs, level)}" for c in table.columns]
-    return "\n".join(lines)
+    return "\n".join(lines + semantic_lines(table))
+
+
+def semantic_lines(table: Table) -> list[str]:
+    """What the analyst's semantic layer says about the table: its terms, metrics and labels."""
+    sem = table.semantic
+    if sem is None:
+        return []
+    out = []
+    terms = [_term(t.term, t.column, t.value, t.order, table.key) for t in sem.terms]
+    if terms:
+        out.append(f"  terms: {'; '.join(terms)}")
+    for m in sem.metrics:
+        about = f" — {safe_one_line(m.description, 120, whole=True)}" if m.description else ""
+        out.append(f"  metric {m.name} = {m.expression} (one value per group of {table.key} rows){about}")
+    if sem.labels:
+        out.append(f"  show rows by: {', '.join(sem.labels)}")
+    return out
+
+
+def _term(word: str, column: str | None, value: str | None, order: str | None, table: str) -> str:
+    if column is None:
+        return f'"{word}" means table {table}'
+    if value is not None:
+        return f'"{word}" means {column} = {value!r}'
+    if order is not None:
+        return f'"{word}" means ordered by {column} {order.upper()}'
+    return f'"{word}" means {column}'
 
 
 def join_paths(tables: list[Table]) -> str:
@@ -172,6 +199,13 @@ def _column(column: Column, table: Table, refs: dict[str, str], level: int) -> s
         text += f' ("{column.original_name}")'
     if level == FULL and column.description:
         text += f" — {safe_one_line(column.description, 200, whole=True)}"
+    sem = table.semantic
+    if sem is not None and column.name in sem.units:
+        text += f" [unit: {sem.units[column.name]}]"
+    if sem is not None and column.name in sem.hidden:
+        text += " (hidden: never select it)"
+    if sem is not None and level == FULL and sem.values.get(column.name):
+        text += f" values: {', '.join(map(repr, sem.values[column.name][:12]))}"
     cap = _SAMPLES[level]
     if (
         column.distinct_count

@@ -155,9 +155,16 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     idx.keys[key] = {c.name for c in table.columns if c.name.lower() in fk_cols | pk_cols}
     # words of this table's name and of the tables it references, for abbreviations (`CustID`)
     full = tw + tuple(w for fk in table.foreign_keys for w in words_of(fk.ref_table.split(".")[-1]))
+    hidden = {c.lower() for c in table.semantic.hidden} if table.semantic else set()
     for col in table.columns:
-        _index_column(idx, key, tw, col, full)
+        if col.name.lower() not in hidden:  # a hidden column cannot be named, so never shown
+            _index_column(idx, key, tw, col, full)
+        else:
+            idx.kinds[(key, col.name)] = column_kind(col)
+            idx.col_words[(key, col.name)] = words_of(col.name)
     idx.labels[key] = _labels(idx, key, tw)
+    if table.semantic is not None:
+        _index_semantic(idx, table)
 
 
 def _index_column(
@@ -265,6 +272,33 @@ def _glued_label(column: str, table: str) -> bool:
         for word in ("name", "title", "label")
         if len(low) > len(word)
     )
+
+
+def _index_semantic(idx: SchemaIndex, table: Table) -> None:
+    """The analyst's layer (nl2sql/semantic): terms name tables, columns and stored values as
+    strongly as the names themselves; vocabularies are values like samples; declared labels
+    replace the guessed ones."""
+    assert table.semantic is not None
+    key, semantic = table.key, table.semantic
+    for term in semantic.terms:
+        if term.column in semantic.hidden:
+            continue  # a word for a hidden column names nothing that may be shown
+        words = words_of(term.term)
+        if term.value is not None and term.column is not None:
+            bucket = idx.values.setdefault(normalize_value(term.term), [])
+            if not any(t == key and c == term.column for t, c, _ in bucket):
+                bucket.append((key, term.column, term.value))
+        elif term.order is None:
+            _add(idx, words, Element(key, term.column, 1.0, "term"))
+    for column, values in semantic.values.items():
+        if column not in semantic.hidden:
+            col = idx.tables[key].column(column)
+            if col is not None:
+                _index_samples(idx, key, col.model_copy(update={"samples": values}))
+    if semantic.labels:
+        idx.labels[key] = [c for c in semantic.labels if c not in semantic.hidden]
+    elif semantic.hidden:
+        idx.labels[key] = [c for c in idx.labels[key] if c not in semantic.hidden]
 
 
 def _index_edges(idx: SchemaIndex) -> None:

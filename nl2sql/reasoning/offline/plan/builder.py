@@ -130,7 +130,13 @@ class PlanBuilder:
 
     def _select(self, q: Query) -> list[SelectItem]:
         if q.star:
-            return [SelectItem(expr=Star(table=self.alias[q.root]))]
+            table = self.idx.tables[q.root]
+            hidden = set(table.semantic.hidden) if table.semantic is not None else set()
+            if not hidden:
+                return [SelectItem(expr=Star(table=self.alias[q.root]))]
+            # "every column" of a table with hidden columns: the others, by name
+            return [SelectItem(expr=ColumnRef(table=self.alias[q.root], name=c.name), alias=c.name)
+                    for c in table.columns if c.name not in hidden]
         items: list[SelectItem] = []
         names: set[str] = set()
         for target, alias in q.select:

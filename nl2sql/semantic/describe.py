@@ -1,0 +1,276 @@
+"""`nl2sql describe SOURCE`: a draft layer from the data, for the analyst to review and commit.
+
+* relationships: the references `schema/relationships.py` infers from names and types, down to a
+  lower score than the engine uses alone, each then checked in the database — the referencing
+  column's distinct values (a bounded sample, the query pushed to the source) must be found
+  among the referenced key's — with the evidence as a YAML comment; a candidate the data
+  contradicts is listed as a comment, not proposed;
+* labels: the columns that name a row (the offline engine's reading of the names);
+* units, from column names (`price_usd`, `weight_kg`, `duration_min`);
+* vocabularies: the values of low-cardinality text columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.schema.relationships import InferredRelationship, infer_relationships, split_words
+from nl2sql.semantic.check import join_kind
+
+if TYPE_CHECKING:
+    from nl2sql.datasources.base import DatasourceAdapter
+
+#: Candidates from this score up are checked in the data (the engine alone needs THRESHOLD):
+#: a shared name and a unique key (0.3 + 0.15) are worth a query, not a guess.
+CANDIDATE_SCORE = 0.45
+#: Distinct referencing values compared per candidate (the query's bound).
+SAMPLE = 2000
+#: Share of those values that must be found among the referenced key's.
+INCLUDED = 0.95
+#: A text column with at most this many distinct values gets its vocabulary written.
+VOCABULARY = 25
+
+#: A column name's last word → its unit.
+UNITS = {
+    "usd": "USD", "dollars": "USD", "eur": "EUR", "euros": "EUR", "gbp": "GBP",
+    "pct": "percent", "percent": "percent", "percentage": "percent",
+    "kg": "kg", "kgs": "kg", "g": "g", "grams": "g", "lb": "lb", "lbs": "lb",
+    "km": "km", "mi": "miles", "miles": "miles", "m": "m", "meters": "m", "cm": "cm", "mm": "mm",
+    "ms": "milliseconds", "sec": "seconds", "secs": "seconds", "seconds": "seconds",
+    "min": "minutes", "mins": "minutes", "minutes": "minutes", "hrs": "hours", "hours": "hours",
+    "days": "days", "kwh": "kWh", "mb": "MB", "gb": "GB",
+}
+
+
+@dataclass
+class CheckedRelationship:
+    """An inferred candidate and what the data said about it."""
+
+    candidate: InferredRelationship
+    distinct: int  # referencing values compared
+    found: int  # of them, found among the referenced key's
+
+    @property
+    def holds(self) -> bool:
+        return self.distinct > 0 and self.found >= INCLUDED * self.distinct
+
+    def evidence(self) -> str:
+        c = self.candidate
+        return (f"{', '.join(c.evidence)}; {self.found} of {self.distinct} distinct values of "
+                f"{c.src}.{c.src_columns[0]} found in {c.dst}.{c.dst_columns[0]} (checked in the data)")
+
+
+@dataclass
+class Draft:
+    """What `describe` found for one source."""
+
+    source_id: str
+    relationships: list[CheckedRelationship] = field(default_factory=list)
+    labels: dict[str, list[str]] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)  # "table.column" -> unit
+    vocabularies: dict[str, list[str]] = field(default_factory=dict)  # "table.column" -> values
+
+    def layer(self) -> dict[str, Any]:
+        """The draft as a layer mapping (what `connect(semantic=...)` takes)."""
+        columns: dict[str, dict[str, Any]] = {}
+        for ref, unit in self.units.items():
+            columns.setdefault(ref, {})["unit"] = unit
+        for ref, values in self.vocabularies.items():
+            columns.setdefault(ref, {})["values"] = values
+        body: dict[str, Any] = {
+            "relationships": [_relationship(r.candidate) for r in self.relationships if r.holds],
+            "labels": self.labels,
+            "columns": columns,
+        }
+        return {"sources": {self.source_id: {k: v for k, v in body.items() if v}}}
+
+
+def describe_source(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> Draft:
+    """Draft a layer for one source from its schema snapshot and queries on its data."""
+    from nl2sql.reasoning.offline.catalog.index import build_index
+
+    draft = Draft(snapshot.datasource_id)
+    for candidate in candidates(snapshot):
+        draft.relationships.append(check_inclusion(adapter, snapshot, candidate))
+    index = build_index(snapshot)
+    for table in snapshot.tables:
+        if index.labels.get(table.key):
+            draft.labels[table.key] = list(index.labels[table.key])
+        for column in table.columns:
+            ref = f"{table.key}.{column.name}"
+            unit = unit_of(column)
+            if unit:
+                draft.units[ref] = unit
+            values = vocabulary(table, column, draft.labels.get(table.key, []))
+            if values:
+                draft.vocabularies[ref] = values
+    return draft
+
+
+def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
+    """What to check in the data: the inferred references down to CANDIDATE_SCORE, then the
+    ones names alone cannot settle — a column named like another table's key, or named after
+    that table (`Maker` → car_makers.Id), which only the data can confirm."""
+    found = infer_relationships(snapshot, CANDIDATE_SCORE)
+    seen = {(r.src, r.src_columns) for r in found} | {(r.dst, r.dst_columns) for r in found}
+    for src in snapshot.tables:
+        own = src.primary_key if len(src.primary_key) == 1 else []
+        for col in src.columns:
+            if (src.key, (col.name,)) in seen or [col.name] == own:
+                continue
+            for dst in snapshot.tables:
+                named = _names_key_of(col, dst) if dst.key != src.key else None
+                if named is not None:
+                    key, evidence = named
+                    cardinality = "one-to-one" if _unique(src, col) else "many-to-one"
+                    found.append(InferredRelationship(src.key, (col.name,), dst.key, (key.name,),
+                                                      CANDIDATE_SCORE, (evidence,), cardinality))
+                    break
+    return found
+
+
+def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
+    """(a key of dst, why) when `col` is named like it, after `dst`, or ends with dst's name
+    (`caused_by_ship_id` → ship), and holds values of the same kind."""
+    from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
+
+    kind = join_kind(col)
+    if kind not in ("number", "text"):
+        return None
+    names = dst.primary_key if len(dst.primary_key) == 1 else [inferred_key(dst) or ""]
+    key = dst.column(names[0]) if names[0] else None
+    key = key if key is not None and join_kind(key) == kind else None
+    same = next((c for c in dst.columns if c.name.lower() == col.name.lower() and _unique(dst, c)
+                 and join_kind(c) == kind), None)
+    if same is not None and col.name.lower() not in KEY_SUFFIXES:
+        return same, f"same name as a unique column of {dst.name}"
+    if key is None:
+        return None
+    words = split_words(col.name)
+    if len(words) > 1 and words[-1] in KEY_SUFFIXES:
+        words = words[:-1]
+    for start in range(len(words)):
+        match = name_match("".join(words[start:]), dst.name)
+        if match == ("named", True):
+            how = "names" if start == 0 else "ends with the name of"
+            return key, f"{col.name} {how} {dst.name}"
+    return None
+
+
+def _unique(table: Table, col: Column) -> bool:
+    rows = table.row_count or 0
+    return bool(rows and col.distinct_count and col.distinct_count >= rows)
+
+
+def check_inclusion(adapter: DatasourceAdapter, snapshot: SchemaSnapshot,
+                    candidate: InferredRelationship) -> CheckedRelationship:
+    """How many of the referencing column's distinct values (at most SAMPLE) the referenced key
+    holds: one query, run by the source itself."""
+    from nl2sql.dialects import sqlglot_dialect
+
+    sql = inclusion_sql(snapshot, candidate).sql(dialect=sqlglot_dialect(snapshot.dialect))
+    try:
+        frame = adapter.execute(sql, row_cap=1, timeout_s=60.0)
+        distinct, found = frame.table.to_pylist()[0].values()
+    except Exception:  # noqa: BLE001 - a check that cannot run proves nothing: not proposed
+        return CheckedRelationship(candidate, 0, 0)
+    return CheckedRelationship(candidate, int(distinct or 0), int(found or 0))
+
+
+def inclusion_sql(snapshot: SchemaSnapshot, candidate: InferredRelationship) -> Any:
+    """SELECT COUNT(*), COUNT(k.v) FROM (SELECT DISTINCT col … LIMIT n) s LEFT JOIN (SELECT
+    DISTINCT key …) k ON s.v = k.v — a sqlglot expression."""
+    from sqlglot import exp
+
+    def table_of(key: str) -> exp.Table:
+        found = snapshot.table(key)
+        assert found is not None
+        return exp.table_(found.name, db=found.schema_name, quoted=True)
+
+    def distinct(key: str, column: str, limit: int | None) -> exp.Select:
+        col = exp.column(column, quoted=True)
+        query = exp.select(exp.alias_(col, "v")).distinct().from_(table_of(key)).where(
+            exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())))
+        return query.limit(limit) if limit else query
+
+    child = distinct(candidate.src, candidate.src_columns[0], SAMPLE).subquery("s")
+    parent = distinct(candidate.dst, candidate.dst_columns[0], None).subquery("k")
+    return (exp.select(exp.alias_(exp.Count(this=exp.Star()), "n"),
+                       exp.alias_(exp.Count(this=exp.column("v", "k")), "found"))
+            .from_(child).join(parent, on=exp.column("v", "s").eq(exp.column("v", "k")), join_type="left"))
+
+
+def unit_of(column: Column) -> str | None:
+    """The unit a numeric column's name ends with (`price_usd` → USD), or None."""
+    words = split_words(column.name)
+    if not column.is_numeric or len(words) < 2:
+        return None
+    return UNITS.get(words[-1])
+
+
+def vocabulary(table: Table, column: Column, labels: list[str]) -> list[str]:
+    """All values of a low-cardinality text column (not a label, not a key) when sampled whole."""
+    if not column.is_text or column.name in labels or column.primary_key:
+        return []
+    count = column.distinct_count
+    if count is None or not 1 < count <= VOCABULARY or len(column.samples) < count:
+        return []
+    if (table.row_count or 0) <= count:
+        return []  # one value per row: names, not a vocabulary
+    return sorted(column.samples, key=str.lower)
+
+
+def render_draft(draft: Draft, today: date | None = None) -> str:
+    """The draft as a YAML file with its evidence as comments."""
+    import yaml
+
+    def flow(value: Any) -> str:
+        text = str(yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000))
+        return text.removesuffix("\n...\n").strip()  # a plain scalar ends its document
+
+    layer = draft.layer()["sources"][draft.source_id]
+    lines = [
+        f"# Drafted by `nl2sql describe {draft.source_id}` on {(today or date.today()).isoformat()}"
+        " from the data: review every entry,",
+        "# then name this file in nl2sql.toml:  [semantic]  file = \"<this file>\"",
+        "sources:",
+        f"  {flow(draft.source_id)}:",
+        "    relationships:" if any(r.holds for r in draft.relationships) else "    relationships: []",
+    ]
+    for checked in draft.relationships:
+        if checked.holds:
+            lines.append(f"      # {checked.evidence()}")
+            lines.append(f"      - {flow(_relationship(checked.candidate))}")
+    for checked in draft.relationships:
+        if not checked.holds:
+            c = checked.candidate
+            lines.append(f"      # not proposed: {c.src}.{c.src_columns[0]} -> {c.dst}.{c.dst_columns[0]} "
+                         f"({', '.join(c.evidence)}; only {checked.found} of {checked.distinct} "
+                         "distinct values found)")
+    for key in ("labels", "columns"):
+        if layer.get(key):
+            lines.append(f"    {key}:")
+            lines += [f"      {flow(name)}: {flow(value)}" for name, value in layer[key].items()]
+    return "\n".join(lines) + "\n"
+
+
+def _relationship(c: InferredRelationship) -> dict[str, str]:
+    return {"from": f"{c.src}.{c.src_columns[0]}", "to": f"{c.dst}.{c.dst_columns[0]}",
+            "cardinality": c.cardinality}
+
+
+def draft_file(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> tuple[str, Draft]:
+    """The draft of one source as YAML text, checked to load as that source's layer."""
+    import yaml
+
+    from nl2sql.semantic.apply import annotator
+    from nl2sql.semantic.load import LoadedLayer, parse_layer
+
+    draft = describe_source(adapter, snapshot)
+    text = render_draft(draft)
+    # what is written must load: checked like a layer the analyst wrote
+    annotator(LoadedLayer(parse_layer(yaml.safe_load(text), "draft"), "draft"))(snapshot)
+    return text, draft
