@@ -45,6 +45,24 @@ def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--target-precision", type=float, default=0.9,
         help="precision the fitted confidence threshold aims at (default 0.9)",
     )
+    spider.add_argument(
+        "--min-confidence", type=float,
+        help="the min_confidence setting of the runs (default: the setting's own; 0 answers "
+        "every planned question, which is what calibration records need)",
+    )
+    calibrate = kinds.add_parser(
+        "calibrate",
+        help="fit the offline planner's confidence on benchmark records (from --out)",
+        description="Fits a logistic model of 'the answer is right' over the planner's evidence, "
+        "reports held-out precision and coverage per record file at each threshold "
+        "(leave-databases-out), and with --write stores the model fitted on every record as "
+        "the package's calibration file. Records must come from runs with --min-confidence 0.",
+    )
+    calibrate.add_argument("records", nargs="+", help="JSON-lines record files (bench --out)")
+    calibrate.add_argument("--folds", type=int, default=4, help="database groups (default 4)")
+    calibrate.add_argument("--target-precision", type=float, default=0.9)
+    calibrate.add_argument("--write", action="store_true",
+                           help="store the fitted model in nl2sql/reasoning/offline/calibration.json")
 
 
 def run_bench(console: Console, args: argparse.Namespace) -> int:
@@ -53,6 +71,10 @@ def run_bench(console: Console, args: argparse.Namespace) -> int:
     from nl2sql.eval.report import render
     from nl2sql.eval.spider import load_questions
 
+    if args.benchmark == "calibrate":
+        from nl2sql.eval.calibration import run_calibrate
+
+        return run_calibrate(console, args.records, args.folds, args.target_precision, args.write)
     questions = load_questions(args.questions)
     if args.db:
         questions = [q for q in questions if q.db_id in set(args.db)]
@@ -107,6 +129,7 @@ def _run_with_progress(
             model=args.model,
             workers=max(1, args.workers),
             timeout_s=args.timeout,
+            min_confidence=args.min_confidence,
             on_done=done,
         )
 

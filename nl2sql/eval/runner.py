@@ -53,6 +53,7 @@ class QuestionRecord(BaseModel):
     gold_rows: int | None = None
     predicted_rows: int | None = None
     confidence: float | None = None
+    evidence: dict[str, float] = {}  # the planner's evidence behind the confidence
     reasoning: str | None = None
     seconds: float = 0.0
 
@@ -60,10 +61,12 @@ class QuestionRecord(BaseModel):
 class Worker:
     """Answers questions of any database, one Session per database, opened on first use."""
 
-    def __init__(self, databases: str | Path, model: str | None = None, timeout_s: float = 30.0):
+    def __init__(self, databases: str | Path, model: str | None = None, timeout_s: float = 30.0,
+                 min_confidence: float | None = None):
         self.databases = Path(databases)
         self.model = model
         self.timeout_s = timeout_s
+        self.min_confidence = min_confidence
         self._sessions: dict[str, Session] = {}
         self._folder = tempfile.TemporaryDirectory(prefix="nl2sql-bench-")
 
@@ -81,6 +84,7 @@ class Worker:
                     "project_dir": str(Path(self._folder.name) / db_id),
                     "row_cap": ROW_CAP,
                     "pipeline_timeout_s": self.timeout_s,
+                    **({} if self.min_confidence is None else {"min_confidence": self.min_confidence}),
                 },
             )
             if warm_up:
@@ -137,6 +141,7 @@ def _fill(record: QuestionRecord, result: Any, gold: list[tuple[Any, ...]], gold
     if planner:
         record.reasoning = str(planner[-1].get("content", ""))[:500]
         record.confidence = planner[-1].get("confidence")
+        record.evidence = dict(planner[-1].get("evidence") or {})
     if result.status != "success":
         first = result.errors[0] if result.errors else None
         record.error_code = str(first.error_code.value) if first else None
@@ -158,9 +163,10 @@ def _rows(result: Any) -> list[tuple[Any, ...]]:
 _WORKER: Worker | None = None  # the worker of this process (set by the pool's initializer)
 
 
-def _init_process(databases: str, model: str | None, timeout_s: float) -> None:
+def _init_process(databases: str, model: str | None, timeout_s: float,
+                  min_confidence: float | None) -> None:
     global _WORKER
-    _WORKER = Worker(databases, model, timeout_s)
+    _WORKER = Worker(databases, model, timeout_s, min_confidence)
 
 
 def _run_in_process(questions: list[BenchQuestion]) -> list[QuestionRecord]:
@@ -184,12 +190,13 @@ def run_benchmark(
     model: str | None = None,
     workers: int = 1,
     timeout_s: float = 30.0,
+    min_confidence: float | None = None,
     on_done: Callable[[QuestionRecord], None] | None = None,
 ) -> list[QuestionRecord]:
     """Answer and score every question; records come back in the questions' order."""
     notify = on_done or (lambda _r: None)
     if workers <= 1:
-        worker = Worker(databases, model, timeout_s)
+        worker = Worker(databases, model, timeout_s, min_confidence)
         try:
             return [_tap(worker.run(q), notify) for q in questions]
         finally:
@@ -200,7 +207,7 @@ def run_benchmark(
         max_workers=workers,
         mp_context=get_context("spawn"),
         initializer=_init_process,
-        initargs=(str(databases), model, timeout_s),
+        initargs=(str(databases), model, timeout_s, min_confidence),
     ) as pool:
         # A database's questions stay on one worker: its Session is opened and warmed once.
         futures = {pool.submit(_run_in_process, [questions[p] for p in group]): group
