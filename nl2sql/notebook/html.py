@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from nl2sql.result import QueryResult
 
 PREVIEW_ROWS = 20
-_STATUS_COLORS = {"success": "#2e7d32", "needs_approval": "#b26a00", "not_answerable": "#b26a00",
+_STATUS_COLORS = {"success": "#2e7d32", "needs_approval": "#b26a00", "needs_clarification": "#b26a00",
+                  "not_answerable": "#b26a00",
                   "error": "#c62828"}
 _TABLE = 'style="border-collapse:collapse;font-size:12px"'
 _CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:left"'
