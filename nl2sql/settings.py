@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     )
     answer_preview_rows: int = Field(20, ge=1)
     min_confidence: float = Field(
-        0.4, ge=0.0, le=1.0,
+        0.5, ge=0.0, le=1.0,
         description="below this planner confidence a run is not answered: it ends with status "
         "needs_clarification and lists the candidate readings to choose from (0: always answer)",
     )

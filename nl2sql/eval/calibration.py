@@ -28,6 +28,13 @@ if TYPE_CHECKING:
 
 L2 = 1.0  # ridge strength (on standardised features): a few hundred records, ~20 features
 _STEPS = 50
+#: Evidence that can only make a reading less likely (a weight above 0 is fitted noise: with a
+#: few hundred records an ambiguous join path can happen to be right more often than not) …
+AGAINST = frozenset({"inferred_joins", "ambiguous_join", "fan_out", "weak_links", "unlinked_share",
+                     "values_close", "nested", "tables", "aggregate_over_join", "inferred_share"})
+#: … and evidence that can only make it more likely. A feature fitted with the wrong sign is
+#: left out and the model refitted without it.
+FOR = frozenset({"heuristic", "margin", "values_stored", "values_looked_up"})
 
 
 def fit_arrays(rows: Sequence[Sequence[float]], labels: Sequence[int],
@@ -77,8 +84,13 @@ def fit(records: Sequence[QuestionRecord]) -> dict[str, Any]:
                          f"({len(usable)} usable)")
     facts = [with_interactions(r.evidence) for r in usable]
     names = sorted({k for f in facts for k in f})
-    rows = [[f.get(n, 0.0) for n in names] for f in facts]
-    return fit_arrays(rows, labels, names)
+    while True:
+        model = fit_arrays([[f.get(n, 0.0) for n in names] for f in facts], labels, names)
+        wrong = {n for n, w in zip(names, model["weights"], strict=True)
+                 if (n in AGAINST and w > 0) or (n in FOR and w < 0)}
+        if not wrong:
+            return model
+        names = [n for n in names if n not in wrong]
 
 
 def rescored(records: Sequence[QuestionRecord], model: Mapping[str, Any]) -> list[QuestionRecord]:

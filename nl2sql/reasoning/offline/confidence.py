@@ -7,8 +7,8 @@ tables the joins span and how many joins no key declares, and the rule-based sco
 lowered for tie-breaks (`heuristic`). `evidence()` turns these into named numbers;
 `calibrated()` maps them to the probability that the answer is right, with a logistic model
 fitted on leave-databases-out benchmark results and shipped as `calibration.json` beside this
-file (refit with `nl2sql bench calibrate`, see docs/evaluation in the README). Without the file
-the rule-based score is the confidence.
+file (refit with `nl2sql bench calibrate --write`, see the README). Without the file the
+rule-based score is the confidence.
 
     >>> round(_sigmoid(0.0), 2)
     0.5
@@ -72,7 +72,7 @@ def evidence(
 
 def calibrated(features: dict[str, float]) -> float:
     """The probability, by the shipped model, that the reading is right (the rule-based score
-    when no model is shipped); rounded to two places."""
+    when no model is shipped, and never above it); rounded to two places."""
     model = _model()
     if model is None:
         return round(features["heuristic"], 2)
@@ -92,14 +92,20 @@ def with_interactions(features: dict[str, float]) -> dict[str, float]:
 
 
 def score(model: dict[str, Any], features: dict[str, float]) -> float:
-    """The probability `model` (a calibration file's content) gives `features`."""
-    features = with_interactions(features)
+    """The probability `model` (a calibration file's content) gives `features`, never above
+    the rule-based score: the model may only lower it (a rule such as "a SUM over a join that
+    repeats rows" stands even where the benchmarks had too few cases to teach it)."""
+    return round(min(_logistic(model, with_interactions(features)),
+                     features.get("heuristic", 1.0)), 2)
+
+
+def _logistic(model: dict[str, Any], features: dict[str, float]) -> float:
     z = float(model["bias"])
     for name, weight, mean, scale in zip(
         model["features"], model["weights"], model["mean"], model["scale"], strict=True
     ):
         z += weight * (features.get(name, 0.0) - mean) / scale
-    return round(min(0.99, max(0.01, _sigmoid(z))), 2)
+    return min(0.99, max(0.01, _sigmoid(z)))
 
 
 @lru_cache(maxsize=1)

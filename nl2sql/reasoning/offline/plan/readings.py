@@ -2,8 +2,8 @@
 
 When the planner's reading is not likely enough (its confidence is under the run's
 `min_confidence`) or it refused because a word could name several columns, the question is read
-again with each mention that has rivals pinned to one of its top candidates ("price" read as
-`products.list_price`, then as `order_items.unit_price`). Every reading that plans becomes a
+again with each mention that has rivals pinned to one of its top candidates ("weight" read as
+the weight column of one table, then of another). Every reading that plans becomes a
 candidate with its own plan, confidence and a one-line description; identical plans are kept
 once. The user chooses one and it runs like any plan (validated, guarded, executed read-only).
 """
