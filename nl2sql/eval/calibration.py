@@ -35,6 +35,10 @@ AGAINST = frozenset({"inferred_joins", "ambiguous_join", "fan_out", "weak_links"
 #: … and evidence that can only make it more likely. A feature fitted with the wrong sign is
 #: left out and the model refitted without it.
 FOR = frozenset({"heuristic", "margin", "values_stored", "values_looked_up"})
+#: Evidence the pipeline checks after planning, so it must not stop a run before that check: a
+#: value kept as written near a stored one ("Californa") is replaced by the stored value after
+#: the executor's VALUE_NOT_FOUND check, or the run is refused there.
+CHECKED_LATER = frozenset({"values_close"})
 
 
 def fit_arrays(rows: Sequence[Sequence[float]], labels: Sequence[int],
@@ -83,7 +87,7 @@ def fit(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         raise ValueError(f"calibration needs at least 10 answered records, right and wrong ones "
                          f"({len(usable)} usable)")
     facts = [with_interactions(r.evidence) for r in usable]
-    names = sorted({k for f in facts for k in f})
+    names = sorted({k for f in facts for k in f} - CHECKED_LATER)
     while True:
         model = fit_arrays([[f.get(n, 0.0) for n in names] for f in facts], labels, names)
         wrong = {n for n, w in zip(names, model["weights"], strict=True)
