@@ -7,6 +7,7 @@ Every chosen reading's rows are checked against hand-computed values.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import duckdb
@@ -162,3 +163,37 @@ def test_min_confidence_comes_from_the_environment(tmp_path, monkeypatch):
     with _session(_snake(tmp_path), tmp_path) as session:
         assert session.settings.min_confidence == 1.0
         assert session.ask("How many orders are there?").status == "needs_clarification"
+
+
+def test_cli_lists_the_readings_and_choose_runs_one(tmp_path, monkeypatch, capsys):
+    from nl2sql.cli.main import main
+
+    url = _snake(tmp_path)
+    (tmp_path / "nl2sql.toml").write_text(f'[sources.shop]\nurl = "{url}"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "What is the average price?"]) == 1
+    out = capsys.readouterr().out
+    assert "needs_clarification" in out and "Did you mean" in out
+    assert "1. average orders.price" in out and "2. average products.price" in out
+    assert 'FROM "products"' in out and "--choose N" in out
+    assert main(["ask", "What is the average price?", "--choose", "2", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["status"] == "success" and payload["rows"] == [[pytest.approx(260 / 3)]]
+    assert main(["ask", "What is the average price?", "--choose", "7"]) == 1
+    assert "choose a reading between 1 and 2" in capsys.readouterr().err
+
+
+def test_widget_shows_one_button_per_reading_and_a_click_runs_it(tmp_path):
+    from nl2sql.notebook.widgets import RunView
+
+    with _session(_coded(tmp_path), tmp_path) as session:
+        view = RunView(session.ask("What is the total weight?"))
+        assert view.status == "needs_clarification"
+        buttons = view.actions.choose_buttons
+        assert [b.description for b in buttons] == ["Run 1", "Run 2"]
+        second = view.result.candidates[1]
+        buttons[1].click()
+        assert view.status == "success"
+        assert view.result.sql == second.sql
+        assert view.notice.value.startswith("<p>Ran the chosen reading")
+        assert view.actions.choose_buttons == []  # the new result has nothing to choose
