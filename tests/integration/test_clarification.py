@@ -197,3 +197,26 @@ def test_widget_shows_one_button_per_reading_and_a_click_runs_it(tmp_path):
         assert view.result.sql == second.sql
         assert view.notice.value.startswith("<p>Ran the chosen reading")
         assert view.actions.choose_buttons == []  # the new result has nothing to choose
+
+
+class _UnsurePlanner:
+    """A model-backed planner stand-in: one plan, with the model's own low confidence."""
+
+    def plan(self, request):
+        from nl2sql.plan import Aggregate, PlanModel, SelectItem, TableRef
+        from nl2sql.reasoning.base import ASTPlannerResponse
+
+        plan = PlanModel(tables=[TableRef(name="orders", alias="t")],
+                         select=[SelectItem(expr=Aggregate(func="count"))])
+        return ASTPlannerResponse(plan=plan, confidence=0.3, reasoning="counted the orders")
+
+
+def test_a_models_plan_under_min_confidence_is_offered_as_the_one_reading(tmp_path):
+    session = nl2sql.connect(sources={"db": _snake(tmp_path)}, models={"ast_planner": _UnsurePlanner()},
+                             settings={"project_dir": tmp_path / "p"})
+    with session:
+        result = session.ask("How many orders are there?")
+        assert result.status == "needs_clarification"
+        (only,) = result.candidates
+        assert only.description == "counted the orders" and only.confidence == 0.3
+        assert _rows(result.choose(1)) == [(4,)]

@@ -92,10 +92,10 @@ def _variants(linking: Linking) -> list[Linking]:
 
 def describe(q: Query) -> str:
     """What a reading computes, in one line ("count of orders where year of orders.order_date
-    = 2024, per customers.region")."""
-    shown = [_target(t) for t, _ in q.select] or [f"all columns of {q.root}"]
-    if q.star and not q.select:
-        shown = [f"all columns of {q.root}"]
+    = 2024 per customers.region")."""
+    shown = [_target(t) for t, _ in q.select if t not in q.group]  # groups are said after "per"
+    if not shown:
+        shown = [_target(t) for t, _ in q.select] or [f"all columns of {q.root}"]
     line = ("distinct " if q.distinct else "") + ", ".join(shown)
     conds = [_cond(c) for c in q.where + q.having]
     if q.in_subquery is not None:
@@ -104,8 +104,8 @@ def describe(q: Query) -> str:
     if conds:
         line += " where " + " and ".join(conds)
     if q.group:
-        line += ", per " + ", ".join(_target(t) for t in q.group)
-    if q.order:
+        line += " per " + ", ".join(_target(t) for t in q.group)
+    if q.order and not (q.order[0][0] in q.group and q.order[0][1] == "asc"):  # not mere sorting
         t, direction = q.order[0]
         line += f", {'highest' if direction == 'desc' else 'lowest'} {_target(t)} first"
     if q.limit is not None:
