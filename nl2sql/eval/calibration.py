@@ -135,10 +135,12 @@ def load_records(path: str | Path) -> list[QuestionRecord]:
     return [QuestionRecord.model_validate_json(line) for line in lines if line.strip()]
 
 
-def run_calibrate(console: Console, paths: Sequence[str], k: int, target: float, write: bool) -> int:
+def run_calibrate(console: Console, paths: Sequence[str], k: int, target: float, write: bool,
+                  curve: str | None = None) -> int:
     """`nl2sql bench calibrate`: held-out precision/coverage per record file at each threshold,
-    the min_confidence that reaches `target` on every file, and (with `write`) the model
-    fitted on every record stored as the package's calibration file."""
+    the min_confidence that reaches `target` on every file, the held-out calibration curve (an
+    SVG, with `curve`), and (with `write`) the model fitted on every record stored as the
+    package's calibration file."""
     from rich.table import Table
 
     from nl2sql.reasoning.offline import confidence
@@ -163,6 +165,12 @@ def run_calibrate(console: Console, paths: Sequence[str], k: int, target: float,
     chosen = choose_min_confidence(by_set, target)
     console.print(f"lowest min_confidence with held-out precision ≥ {target:.0%} on every file: "
                   f"{chosen:.2f}")
+    if curve:
+        from nl2sql.eval.curve import bins, curve_svg
+
+        Path(curve).write_text(curve_svg(bins(held), f"held-out calibration, {k} folds"),
+                               encoding="utf-8")
+        console.print(f"calibration curve: {curve}")
     if write:
         model = fit(pooled)
         path = Path(confidence.__file__).with_name(confidence.CALIBRATION_FILE)

@@ -61,6 +61,8 @@ def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     calibrate.add_argument("records", nargs="+", help="JSON-lines record files (bench --out)")
     calibrate.add_argument("--folds", type=int, default=4, help="database groups (default 4)")
     calibrate.add_argument("--target-precision", type=float, default=0.9)
+    calibrate.add_argument("--curve", metavar="SVG",
+                           help="also draw the held-out calibration curve into this SVG file")
     calibrate.add_argument("--write", action="store_true",
                            help="store the fitted model in nl2sql/reasoning/offline/calibration.json")
 
@@ -74,7 +76,8 @@ def run_bench(console: Console, args: argparse.Namespace) -> int:
     if args.benchmark == "calibrate":
         from nl2sql.eval.calibration import run_calibrate
 
-        return run_calibrate(console, args.records, args.folds, args.target_precision, args.write)
+        return run_calibrate(console, args.records, args.folds, args.target_precision, args.write,
+                             args.curve)
     questions = load_questions(args.questions)
     if args.db:
         questions = [q for q in questions if q.db_id in set(args.db)]

@@ -87,9 +87,11 @@ def test_bench_calibrate_reports_held_out_figures_and_writes_the_model(tmp_path,
         path.write_text("".join(r.model_dump_json() + "\n" for r in _records()
                                 if r.db_id in dbs), encoding="utf-8")
         files.append(str(path))
-    assert main(["bench", "calibrate", *files, "--folds", "2"]) == 0
+    svg = tmp_path / "curve.svg"
+    assert main(["bench", "calibrate", *files, "--folds", "2", "--curve", str(svg)]) == 0
     printed = capsys.readouterr().out
     assert "one.jsonl" in printed and "two.jsonl" in printed and "min_confidence" in printed
+    assert svg.read_text(encoding="utf-8").startswith("<svg") and "<circle" in svg.read_text()
     monkeypatch.setattr(confidence, "__file__", str(tmp_path / "confidence.py"))
     assert main(["bench", "calibrate", *files, "--folds", "2", "--write"]) == 0
     stored = json.loads((tmp_path / confidence.CALIBRATION_FILE).read_text(encoding="utf-8"))
