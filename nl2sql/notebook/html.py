@@ -63,6 +63,7 @@ def answer_html(result: QueryResult) -> str:
     if result.answer:
         parts.append(f"<p>{escape(result.answer)}</p>")
     parts.append(held_html(result))
+    parts.append(candidates_html(result))
     table = result.table()
     if table is not None:
         parts.append(table_html(table, 0, PREVIEW_ROWS))
@@ -77,6 +78,19 @@ def held_html(result: QueryResult) -> str:
         items.append(f"<li><code>{escape(req.datasource_id)}</code> {escape(req.intent or req.sub_query_id)}"
                      f" — held: {escape(req.reason)}{highlight_sql(req.sql, req.dialect)}</li>")
     return f"<p>Waiting for approval:</p><ul>{''.join(items)}</ul>" if items else ""
+
+
+def candidates_html(result: QueryResult) -> str:
+    """The readings of a needs_clarification run (the widget shows a Run button for each)."""
+    items = [f"<li>{escape(c.line())}{highlight_sql(c.sql, _dialect(result, c.datasource)) if c.sql else ''}</li>"
+             for c in result.candidates]
+    return (f"<p>Not sure what the question means. Did you mean (<code>result.choose(n)</code>):</p>"
+            f"<ol>{''.join(items)}</ol>") if items else ""
+
+
+def _dialect(result: QueryResult, datasource: str) -> str | None:
+    adapter = result.session.context.datasources.get(datasource)
+    return adapter.dialect if adapter is not None else None
 
 
 def problems_html(result: QueryResult) -> str:

@@ -220,3 +220,15 @@ def test_a_models_plan_under_min_confidence_is_offered_as_the_one_reading(tmp_pa
         (only,) = result.candidates
         assert only.description == "counted the orders" and only.confidence == 0.3
         assert _rows(result.choose(1)) == [(4,)]
+
+
+def test_static_html_and_text_list_the_readings(tmp_path):
+    from nl2sql.notebook.text import render_text
+
+    with _session(_snake(tmp_path), tmp_path) as session:
+        result = session.ask("What is the average price?")
+        text, html = render_text(result), result._repr_html_()
+        assert "Did you mean" in text and "1. average orders.price" in text
+        assert 'FROM "products"' in text
+        assert "Did you mean" in html and "2. average products.price" in html
+        assert render_text(result) == text  # deterministic, as nbval needs
