@@ -288,8 +288,10 @@ class Session:
         from nl2sql.clarify import pick
 
         chosen = pick(result, number)
-        return self.ask(result.question, datasource=chosen.datasource, execute=result.executed,
-                        plan=chosen.plan, user=result.user)
+        pinned = actions.supplied_pin(self.context, result.question, chosen.plan, chosen.datasource)
+        # the run keeps the question's own datasource choice, so pinning it serves the question
+        return self._run(result.question, result.datasource, result.executed,
+                         user=result.user or self.user, pinned=pinned)
 
     def pin(self, result: QueryResult) -> PinnedRun:
         """Keep `result`'s decomposition and plans: its question runs on them next time."""

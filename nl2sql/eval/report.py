@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 LEVELS = ("easy", "medium", "hard", "extra")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 _NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
-_IDENT = re.compile(r"\b\w+\.\w+\b")  # table.column references
+_IDENT = re.compile(r"\b[^\W\d]\w*\.\w+\b")  # table.column references (not 0.50)
 
 
 @dataclass(frozen=True)

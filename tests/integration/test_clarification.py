@@ -232,3 +232,13 @@ def test_static_html_and_text_list_the_readings(tmp_path):
         assert 'FROM "products"' in text
         assert "Did you mean" in html and "2. average products.price" in html
         assert render_text(result) == text  # deterministic, as nbval needs
+
+
+def test_a_chosen_reading_can_be_pinned_and_the_question_is_then_answered_by_it(tmp_path):
+    with _session(_snake(tmp_path), tmp_path) as session:
+        chosen = session.ask("What is the average price?").choose(2)
+        chosen.pin()
+        again = session.ask("What is the average price?")
+        assert again.status == "success" and again.sql == chosen.sql
+        ((value,),) = _rows(again)
+        assert value == pytest.approx(260 / 3)
