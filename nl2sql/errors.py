@@ -37,6 +37,8 @@ class ErrorCode(StrEnum):
     ORCHESTRATOR_CRASH = "ORCHESTRATOR_CRASH"
     PLANNER_FAILED = "PLANNER_FAILED"
     PLANNING_FAILURE = "PLANNING_FAILURE"
+    # the plan is not likely enough (under `min_confidence`): the user chooses among candidates
+    CLARIFICATION_NEEDED = "CLARIFICATION_NEEDED"
     # validation
     TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
     COLUMN_NOT_FOUND = "COLUMN_NOT_FOUND"

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import polars as pl
     import pyarrow as pa
 
+    from nl2sql.clarify import Candidate
     from nl2sql.governance.approvals import PinnedRun
     from nl2sql.governance.curated import CuratedAnswer
     from nl2sql.pipeline.runtime import RunOutcome
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from nl2sql.security.rbac import UserContext
     from nl2sql.session import Session
 
-Status = Literal["success", "error", "needs_approval", "not_answerable"]
+Status = Literal["success", "error", "needs_approval", "needs_clarification", "not_answerable"]
 
 
 class QueryResult:
@@ -68,6 +69,8 @@ class QueryResult:
     def _status(self) -> Status:
         if any(e.error_code == ErrorCode.QUESTION_NOT_ANSWERABLE for e in self.errors):
             return "not_answerable"
+        if any(e.error_code == ErrorCode.CLARIFICATION_NEEDED for e in self.errors):
+            return "needs_clarification"
         if any(e.is_blocking for e in self.errors):
             return "error"
         if self.approvals_needed:
@@ -145,6 +148,17 @@ class QueryResult:
         """Record the refusal of the held queries (all by default); nothing runs."""
         return self.session.reject(self, request_ids, by=by, note=note)
 
+    @property
+    def candidates(self) -> list[Candidate]:
+        """The readings to choose from when the status is needs_clarification (else empty)."""
+        from nl2sql.clarify import candidates
+
+        return candidates(self)
+
+    def choose(self, number: int) -> QueryResult:
+        """Run candidate `number` (1 first), validated and guarded like any plan."""
+        return self.session.choose(self, number)
+
     def pin(self) -> PinnedRun:
         """Keep this run's decomposition and plans: its question runs on them next time."""
         return self.session.pin(self)
@@ -181,6 +195,8 @@ class QueryResult:
             "errors": [e.model_dump(mode="json", exclude={"details"}) for e in self.errors],
             "warnings": [w.model_dump(mode="json") for w in self.warnings],
             "approvals_needed": [a.model_dump(mode="json") for a in self.approvals_needed],
+            "candidates": [{"number": c.number, "description": c.description, "sql": c.sql,
+                            "confidence": c.confidence} for c in self.candidates],
             "timings": self.timings,
             "usage": self.usage,
         }

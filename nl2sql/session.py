@@ -300,6 +300,17 @@ class Session:
         return QueryResult(outcome, self, question=result.question, datasource=result.datasource,
                            execute=result.executed, user=result.user)
 
+    def choose(self, result: QueryResult, number: int) -> QueryResult:
+        """Run reading `number` (1 first) of a needs_clarification `result`: its plan runs as a
+        supplied plan (validated, guarded, executed read-only), for the same question."""
+        from nl2sql.clarify import pick
+
+        chosen = pick(result, number)
+        pinned = actions.supplied_pin(self.context, result.question, chosen.plan, chosen.datasource)
+        # the run keeps the question's own datasource choice, so pinning it serves the question
+        return self._run(result.question, result.datasource, result.executed,
+                         user=result.user or self.user, pinned=pinned)
+
     def pin(self, result: QueryResult) -> PinnedRun:
         """Keep `result`'s decomposition and plans: its question runs on them next time."""
         if result.verified_match is not None:

@@ -69,6 +69,11 @@ class Settings(BaseSettings):
         0.0, ge=0, description="result artifacts older than this are removed; 0: no age limit"
     )
     answer_preview_rows: int = Field(20, ge=1)
+    min_confidence: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="below this planner confidence a run is not answered: it ends with status "
+        "needs_clarification and lists the candidate readings to choose from (0: always answer)",
+    )
     reference_date: date | None = Field(
         None, description="the day relative dates ('last month') count from; default: today"
     )

@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
         ask.add_argument("--json", action="store_true", help="print the QueryResult as JSON")
         ask.add_argument("--no-exec", action="store_true", help="plan and generate SQL only")
         ask.add_argument("--timeout", type=float, help="whole-run timeout in seconds")
+        ask.add_argument("--choose", type=int, metavar="N",
+                         help="when the run needs clarification, run its reading N (as listed)")
     doctor = sub.add_parser("doctor", help="check the configuration, the models and the datasources")
     doctor.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
     doctor.add_argument("--offline", action="store_true", help="do not call any model")
@@ -77,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _ask(console: Console, args: argparse.Namespace) -> int:
+    from rich.console import Console
+
     from nl2sql.cli.progress import spinner
     from nl2sql.cli.render import print_result
     from nl2sql.wiring import connect
@@ -86,6 +90,10 @@ def _ask(console: Console, args: argparse.Namespace) -> int:
         try:
             result = session.ask(args.question, datasource=args.datasource,
                                  execute=not args.no_exec, timeout_s=args.timeout, on_event=on_event)
+            if args.choose is not None and result.status == "needs_clarification":
+                result = result.choose(args.choose)
+            elif args.choose is not None:
+                Console(stderr=True).print(f"nothing to choose: the run's status is {result.status}")
         finally:
             session.close()
     if args.json:

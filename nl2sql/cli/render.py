@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from nl2sql.result import QueryResult
 
 _STATUS_STYLE = {"success": "bold green", "error": "bold red", "needs_approval": "bold yellow",
-                 "not_answerable": "bold yellow"}
+                 "needs_clarification": "bold yellow", "not_answerable": "bold yellow"}
 
 
 def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -> None:
@@ -43,7 +43,28 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
         console.print(f"[red]{err.error_code.value}[/red] ({err.node}): {escape(err.message)}")
     for warn in result.warnings:
         console.print(f"[yellow]warning {warn.code}[/yellow] ({warn.node}): {escape(warn.message)}")
+    print_candidates(console, result)
     print_usage(console, result.usage)
+
+
+def print_candidates(console: Console, result: QueryResult) -> None:
+    """The readings of a needs_clarification run, numbered, each with its SQL, and how to run one."""
+    from rich.markup import escape
+
+    found = result.candidates
+    if not found:
+        return
+    console.print("[bold]I'm not sure what the question means. Did you mean:[/bold]")
+    for c in found:
+        console.print(f"  {escape(c.line())}")
+        console.print(f"     [dim]{escape(c.sql or '(no SQL: the plan cannot be rendered)')}[/dim]")
+    console.print(f"[dim]run one with: nl2sql ask {escape(_quoted(result.question))} --choose N[/dim]")
+
+
+def _quoted(question: str) -> str:
+    import shlex
+
+    return shlex.quote(question if len(question) <= 300 else question[:300])
 
 
 def _echo(question: str, limit: int = 300) -> str:

@@ -55,6 +55,21 @@ def add_bench_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (default 1.0)")
     _add_run_options(demo)
+    calibrate = kinds.add_parser(
+        "calibrate",
+        help="fit the offline planner's confidence on benchmark records (from --out)",
+        description="Fits a logistic model of 'the answer is right' over the planner's evidence, "
+        "reports held-out precision and coverage per record file at each threshold "
+        "(leave-databases-out), and with --write stores the model fitted on every record as "
+        "the package's calibration file. Records must come from runs with --min-confidence 0.",
+    )
+    calibrate.add_argument("records", nargs="+", help="JSON-lines record files (bench --out)")
+    calibrate.add_argument("--folds", type=int, default=4, help="database groups (default 4)")
+    calibrate.add_argument("--target-precision", type=float, default=0.9)
+    calibrate.add_argument("--curve", metavar="SVG",
+                           help="also draw the held-out calibration curve into this SVG file")
+    calibrate.add_argument("--write", action="store_true",
+                           help="store the fitted model in nl2sql/reasoning/offline/calibration.json")
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -65,6 +80,11 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--timeout", type=float, default=30.0, help="per-question timeout (s)")
+    parser.add_argument(
+        "--min-confidence", type=float,
+        help="the min_confidence setting of the runs (default: the setting's own; 0 answers "
+        "every planned question, which is what calibration records need)",
+    )
 
 
 def run_bench(console: Console, args: argparse.Namespace) -> int:
@@ -72,6 +92,11 @@ def run_bench(console: Console, args: argparse.Namespace) -> int:
     own failure is part of the figures, not of the exit code)."""
     from nl2sql.eval.spider import load_questions
 
+    if args.benchmark == "calibrate":
+        from nl2sql.eval.calibration import run_calibrate
+
+        return run_calibrate(console, args.records, args.folds, args.target_precision, args.write,
+                             args.curve)
     if args.benchmark == "demo":
         from nl2sql.eval.demo import build_demo_benchmark
 
@@ -147,6 +172,8 @@ def _run_with_progress(
                 description=f"correct {counts['correct']} · answered {counts['answered']}",
             )
 
+        if args.min_confidence is not None:
+            settings = {**(settings or {}), "min_confidence": args.min_confidence}
         return run_benchmark(
             questions,
             databases,
@@ -155,7 +182,7 @@ def _run_with_progress(
             timeout_s=args.timeout,
             settings=settings,
             on_done=done,
-            describe=args.describe,
+            describe=getattr(args, "describe", False),  # `bench spider` only
         )
 
 

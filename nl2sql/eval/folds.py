@@ -112,7 +112,8 @@ def render_folds(console: Console, records: Sequence[QuestionRecord], k: int, ta
     table.add_row("in-sample", *_row(in_sample(records, target)), style="dim")
     console.print(table)
     console.print("[dim]EX/prec. as answered, then with runs under the fitted confidence "
-                  "threshold counted as not answered[/dim]")
+                  "threshold counted as not answered. The confidences come from the shipped "
+                  "calibration; `nl2sql bench calibrate` refits it per fold as well[/dim]")
     for pos, fold in enumerate(folds, 1):
         console.print(f"  fold {pos}: {', '.join(fold.databases)}")
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 LEVELS = ("easy", "medium", "hard", "extra")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 _NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
-_IDENT = re.compile(r"\b\w+\.\w+\b")  # table.column references
+_IDENT = re.compile(r"\b[^\W\d]\w*\.\w+\b")  # table.column references (not 0.50)
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,8 @@ def summary(records: Sequence[QuestionRecord], seconds: float) -> dict[str, Any]
         "all": {k: f.as_dict() for k, f in by_level(records).items()},
         "non_empty_gold": {k: f.as_dict() for k, f in by_level(records, True).items()},
         "refusals": refused,
+        "needs_clarification": sum(r.status == "needs_clarification" for r in records),
+        "clarification_hits": sum(r.clarification_hit for r in records),
         "wrong": wrong,
     }
 
@@ -130,6 +132,12 @@ def render(console: Console, records: Sequence[QuestionRecord], seconds: float, 
     refused, wrong = top_reasons(records)
     _reasons(console, "most common reasons for not answering", refused)
     _reasons(console, "most common reasons for wrong answers", wrong)
+    asked = [r for r in records if r.status == "needs_clarification"]
+    if asked:
+        hits = sum(r.clarification_hit for r in asked)
+        console.print(f"needs_clarification (not answered): {len(asked)}; the gold result among "
+                      f"the offered readings in {hits} (clarification hit rate "
+                      f"{hits / len(asked):.1%})")
     mean = seconds / len(records) if records else 0.0
     console.print(f"{len(records)} questions in {seconds:.1f}s ({mean:.2f}s per question)")
 

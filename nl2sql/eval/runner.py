@@ -44,7 +44,7 @@ class QuestionRecord(BaseModel):
     hardness: str
     gold: str
     predicted: str | None = None
-    status: str  # success | error | not_answerable | needs_approval | harness_error
+    status: str  # success | error | not_answerable | needs_approval | needs_clarification | harness_error
     error_code: str | None = None
     error_message: str | None = None
     answered: bool = False
@@ -53,7 +53,10 @@ class QuestionRecord(BaseModel):
     gold_rows: int | None = None
     predicted_rows: int | None = None
     confidence: float | None = None
+    evidence: dict[str, float] = {}  # the planner's evidence behind the confidence
     reasoning: str | None = None
+    candidates: int = 0  # readings offered (status needs_clarification)
+    clarification_hit: bool = False  # one of them gives the gold result
     seconds: float = 0.0
 
 
@@ -131,6 +134,8 @@ class Worker:
             _fill(record, result, gold, q.query)
             if record.answered and not record.correct and q.alternatives:
                 self._match_alternatives(record, result, q)
+            if result.status == "needs_clarification":
+                self._try_candidates(record, result, gold, q)
         except Exception as exc:  # a harness or gold failure is this question's outcome only
             record.status = "harness_error"
             record.error_code = type(exc).__name__
@@ -147,6 +152,24 @@ class Worker:
                 record.correct, record.mismatch = True, ""
                 return
 
+    def _try_candidates(self, record: QuestionRecord, result: Any, gold: list[tuple[Any, ...]],
+                        q: BenchQuestion) -> None:
+        """Run each offered reading as a user choosing it would: a hit when one gives the gold
+        result (or an accepted alternative's)."""
+        record.candidates = len(result.candidates)
+        golds = [(gold, q.query)] + [
+            (run_gold(database_path(self.databases, q.db_id), sql, self.timeout_s), sql)
+            for sql in q.alternatives
+        ]
+        for number in range(1, record.candidates + 1):
+            chosen = result.choose(number)
+            if chosen.status != "success":
+                continue
+            rows = _rows(chosen)
+            if any(results_match(g, rows, ordered=order_matters(sql)).correct for g, sql in golds):
+                record.clarification_hit = True
+                return
+
     def close(self) -> None:
         for session in self._sessions.values():
             session.close()
@@ -161,6 +184,7 @@ def _fill(record: QuestionRecord, result: Any, gold: list[tuple[Any, ...]], gold
     if planner:
         record.reasoning = str(planner[-1].get("content", ""))[:500]
         record.confidence = planner[-1].get("confidence")
+        record.evidence = dict(planner[-1].get("evidence") or {})
     if result.status != "success":
         first = result.errors[0] if result.errors else None
         record.error_code = str(first.error_code.value) if first else None

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from nl2sql.result import QueryResult
 
 PREVIEW_ROWS = 20
-_STATUS_COLORS = {"success": "#2e7d32", "needs_approval": "#b26a00", "not_answerable": "#b26a00",
+_STATUS_COLORS = {"success": "#2e7d32", "needs_approval": "#b26a00", "needs_clarification": "#b26a00",
+                  "not_answerable": "#b26a00",
                   "error": "#c62828"}
 _TABLE = 'style="border-collapse:collapse;font-size:12px"'
 _CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:left"'
@@ -62,6 +63,7 @@ def answer_html(result: QueryResult) -> str:
     if result.answer:
         parts.append(f"<p>{escape(result.answer)}</p>")
     parts.append(held_html(result))
+    parts.append(candidates_html(result))
     table = result.table()
     if table is not None:
         parts.append(table_html(table, 0, PREVIEW_ROWS))
@@ -87,6 +89,19 @@ def held_html(result: QueryResult) -> str:
         items.append(f"<li><code>{escape(req.datasource_id)}</code> {escape(req.intent or req.sub_query_id)}"
                      f" — held: {escape(req.reason)}{highlight_sql(req.sql, req.dialect)}</li>")
     return f"<p>Waiting for approval:</p><ul>{''.join(items)}</ul>" if items else ""
+
+
+def candidates_html(result: QueryResult) -> str:
+    """The readings of a needs_clarification run (the widget shows a Run button for each)."""
+    items = [f"<li>{escape(c.line())}{highlight_sql(c.sql, _dialect(result, c.datasource)) if c.sql else ''}</li>"
+             for c in result.candidates]
+    return (f"<p>Not sure what the question means. Did you mean (<code>result.choose(n)</code>):</p>"
+            f"<ol>{''.join(items)}</ol>") if items else ""
+
+
+def _dialect(result: QueryResult, datasource: str) -> str | None:
+    adapter = result.session.context.datasources.get(datasource)
+    return adapter.dialect if adapter is not None else None
 
 
 def problems_html(result: QueryResult) -> str:

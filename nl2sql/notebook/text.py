@@ -30,6 +30,10 @@ def render_text(result: QueryResult, *, details: bool = True) -> str:
         out.append(f"Answer: {result.answer}")
     for req in sections.held_requests(result):
         out.append(f"Waiting for approval ({req.datasource_id}): {req.reason}\n  {req.sql}")
+    found = result.candidates
+    if found:
+        out.append("Not sure what the question means. Did you mean (result.choose(n)):")
+        out.extend(f"  {c.line()}\n     {c.sql or '(no SQL)'}" for c in found)
     table = result.table()
     if table is not None:
         out.append(table_text(table, PREVIEW_ROWS))

@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from nl2sql.decomposition import DecomposerResponse, SubQuery
 from nl2sql.plan import PlanModel
@@ -50,6 +51,8 @@ class PlanRequest:
     values: ValueLookup | None = None
     # the day relative dates ("last month") are counted from: the run's reference date
     reference_date: date | None = None
+    # below this confidence the run asks the user to choose: the planner lists other readings
+    clarify_below: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -99,8 +102,22 @@ class AnswerabilityResponse(BaseModel):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
 
 
+class PlanCandidate(BaseModel):
+    """One reading of a sub-query the user may choose: its plan, in one line, and how likely."""
+
+    model_config = _FORBID
+
+    description: str
+    plan: PlanModel
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
 class ASTPlannerResponse(BaseModel):
-    """One sub-query's plan (None: the planner refused), and where it came from."""
+    """One sub-query's plan (None: the planner refused), and where it came from.
+
+    `candidates` (the readings to offer when the confidence is under `clarify_below`, best
+    first, the plan's own first) and `evidence` (what the confidence was computed from) are
+    filled by the offline engine; they are not part of a model's structured output."""
 
     model_config = _FORBID
 
@@ -108,6 +125,8 @@ class ASTPlannerResponse(BaseModel):
     plan_source: Literal["planned", "pinned", "verified"] = "planned"
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     reasoning: str = ""
+    candidates: SkipJsonSchema[list[PlanCandidate]] = Field(default_factory=list)
+    evidence: SkipJsonSchema[dict[str, float]] = Field(default_factory=dict)
 
 
 class RefinerResponse(BaseModel):

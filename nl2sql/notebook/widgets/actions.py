@@ -5,6 +5,7 @@ holds no pipeline logic — and hands what it returns to the view:
     Run again → result.rerun() → a new result
     Pin → result.pin() → the pinned run (the next run of the question uses it)
     Verify → result.verify() → the curated answer it saved
+    Run N (per candidate reading of a needs_clarification run) → result.choose(N) → a new result
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type
         self.verify.disabled = result.status != "success" or not result.executed
         self.approve_buttons: dict[str, widgets.Button] = {}
         self.reject_buttons: dict[str, widgets.Button] = {}
+        self.choose_buttons: list[widgets.Button] = []
         rows = [self._held_row(req, act) for req in sections.held_requests(result)]
+        rows += self._candidate_rows(act)
         super().__init__([*rows, widgets.HBox([self.rerun, self.pin, self.verify])], **kwargs)
         # buttons off by nature stay off when a busy spell ends
         self._off = {id(b) for b in self.buttons if b.disabled}
@@ -55,6 +58,22 @@ class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type
                 f" — {escape(request.reason)}")
         return widgets.HBox([approve, reject, widgets.HTML(text)])
 
+    def _candidate_rows(self, act: Act) -> list[widgets.Widget]:
+        """ "Did you mean": one button per candidate reading, running it (result.choose)."""
+        found = self.result.candidates
+        if not found:
+            return []
+        rows: list[widgets.Widget] = [widgets.HTML("<b>Not sure what the question means. "
+                                                   "Did you mean:</b>")]
+        for c in found:
+            button = _button(f"Run {c.number}", "play", "info")
+            button.on_click(lambda _, n=c.number: act("choose", self.result.choose, n))
+            self.choose_buttons.append(button)
+            sql = f"<br><code>{escape(c.sql)}</code>" if c.sql else ""
+            rows.append(widgets.HBox([button, widgets.HTML(
+                f"{escape(c.description)} <i>(confidence {c.confidence:.2f})</i>{sql}")]))
+        return rows
+
     def set_busy(self, busy: bool) -> None:
         """Disable every button while an action runs (a second click would run it twice)."""
         for button in self.buttons:
@@ -62,8 +81,8 @@ class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type
 
     @property
     def buttons(self) -> list[widgets.Button]:
-        return [*self.approve_buttons.values(), *self.reject_buttons.values(), self.rerun, self.pin,
-                self.verify]
+        return [*self.approve_buttons.values(), *self.reject_buttons.values(), *self.choose_buttons,
+                self.rerun, self.pin, self.verify]
 
 
 def _button(description: str, icon: str, style: str) -> widgets.Button:

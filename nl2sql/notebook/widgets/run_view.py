@@ -202,6 +202,7 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
 _DONE = {"approve": "Approved: ran again on the approved plan.",
          "reject": "Rejected: the held query was dropped and nothing ran.",
          "rerun": "Ran again.",
+         "choose": "Ran the chosen reading (validated and guarded like any plan).",
          "rerun_from": "Ran again from the selected trace node."}
 
 

@@ -62,7 +62,9 @@ def _retry_or_end(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]
 
 def after_planner(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> str:
     plan = state.ast_planner_response.plan if state.ast_planner_response else None
-    return LOGICAL_VALIDATOR if plan is not None else _retry_or_end(state, runtime)
+    # a plan under min_confidence comes with CLARIFICATION_NEEDED: it is offered, not run
+    unsure = any(e.is_blocking for e in _attempt_errors(state))
+    return LOGICAL_VALIDATOR if plan is not None and not unsure else _retry_or_end(state, runtime)
 
 
 def after_validator(state: SubgraphExecutionState, runtime: Runtime[NL2SQLContext]) -> str:

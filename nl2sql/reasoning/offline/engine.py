@@ -21,6 +21,7 @@ from nl2sql.reasoning.base import (
     AnswerSynthesizerResponse,
     ASTPlannerResponse,
     DecomposeRequest,
+    PlanCandidate,
     PlanRequest,
     RefineRequest,
     RefinerResponse,
@@ -30,6 +31,7 @@ from nl2sql.reasoning.llm.run_limits import bounded_work
 from nl2sql.reasoning.offline import answerability, decompose, refine, synthesis
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
 from nl2sql.reasoning.offline.plan.planner import Outcome, plan_question
+from nl2sql.reasoning.offline.plan.readings import readings
 from nl2sql.schema.models import SchemaSnapshot
 
 _P = ParamSpec("_P")
@@ -80,8 +82,16 @@ class OfflineEngine:
         reasoning = outcome.reasoning
         if request.feedback and outcome.plan is not None:
             reasoning = f"after {refine.error_code(request.feedback) or 'feedback'}: {reasoning}"
+        candidates = []
+        if request.clarify_below > 0 and (outcome.plan is None or outcome.confidence < request.clarify_below):
+            candidates = [
+                PlanCandidate(description=r.description, plan=r.plan, confidence=r.confidence)
+                for r in readings(intent, outcome, self._indexes.get(snapshot), hints,
+                                  request.reference_date)
+            ]
         return ASTPlannerResponse(
-            plan=outcome.plan, confidence=outcome.confidence, reasoning=reasoning
+            plan=outcome.plan, confidence=outcome.confidence, reasoning=reasoning,
+            evidence=outcome.evidence, candidates=candidates,
         )
 
     @_bounded

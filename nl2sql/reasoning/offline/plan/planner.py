@@ -17,10 +17,11 @@ from typing import Any
 from nl2sql.plan import Aggregate, ColumnRef, PlanModel, walk
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.confidence import calibrated, evidence, used_refs
 from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
 from nl2sql.reasoning.offline.plan.fit import check_fit
-from nl2sql.reasoning.offline.plan.joins import JoinError
+from nl2sql.reasoning.offline.plan.joins import JoinError, JoinTree
 from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.split import split_question as two_parts
@@ -42,6 +43,9 @@ class Outcome:
     query: Query | None = None
     linking: Linking | None = None
     notes: list[str] = field(default_factory=list)
+    evidence: dict[str, float] = field(default_factory=dict)  # what the confidence is fitted on
+    scan: Scan | None = None
+    tree: JoinTree | None = None
 
 
 def plan_question(
@@ -63,7 +67,19 @@ def plan_question(
             + (f" as of {reference.isoformat()}" if reference else "")
             + "; give explicit dates (e.g. 'in 2024', 'after 2024-03-01', 'last 30 days')"
         )
-    linking = link(s.tokens, idx, s.taken, lookup)
+    return read_linked(text, s, link(s.tokens, idx, s.taken, lookup), idx, hints, reference)
+
+
+def read_linked(
+    text: str,
+    s: Scan,
+    linking: Linking,
+    idx: SchemaIndex,
+    hints: Mapping[str, Any],
+    reference: date | None,
+) -> Outcome:
+    """Plan a scanned and linked question (one reading of it: `linking` decides what each
+    word names)."""
     try:
         _precheck(text, s, linking)
         analyzer = Analyzer(s, linking, idx, hints)
@@ -75,7 +91,7 @@ def plan_question(
         _check_grouping(plan)
         check_fit(s, linking, analyzer.res, q, builder.tree, analyzer.named)
     except (Unclear, JoinError) as exc:
-        return _refuse(f"could not plan: {exc}", linking)
+        return _refuse(f"could not plan: {exc}", linking, s)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
     inferred = list(dict.fromkeys(builder.inferred))
     notes, penalty = _as_of(s, reference) + analyzer.notes + inferred + builder.notes, analyzer.penalty
@@ -87,8 +103,10 @@ def plan_question(
         notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
         penalty += 0.3
     penalty += 0.05 * min(len(linking.unexplained), 4)
-    confidence = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
-    return Outcome(plan, confidence, _reasoning(q, linking, notes), q, linking, notes)
+    heuristic = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
+    facts = evidence(s, linking, q, builder.tree, heuristic)
+    return Outcome(plan, calibrated(facts), _reasoning(q, linking, notes), q, linking, notes, facts,
+                   s, builder.tree)
 
 
 def _as_of(s: Scan, reference: date | None) -> list[str]:
@@ -135,8 +153,8 @@ def _check_grouping(plan: PlanModel) -> None:
                 )
 
 
-def _refuse(message: str, linking: Linking | None = None) -> Outcome:
-    return Outcome(None, 0.0, message, linking=linking)
+def _refuse(message: str, linking: Linking | None = None, s: Scan | None = None) -> Outcome:
+    return Outcome(None, 0.0, message, linking=linking, scan=s)
 
 
 def _check_nested(s: Scan) -> None:
@@ -182,7 +200,7 @@ def _apply_column_hints(plan: PlanModel, suggestions: Mapping[str, Any]) -> Plan
 
 
 def _reasoning(q: Query, linking: Linking, notes: list[str]) -> str:
-    refs = _refs(q)
+    refs = used_refs(q)
     parts = []
     links = []
     for m in linking.mentions:
@@ -214,16 +232,6 @@ def _reasoning(q: Query, linking: Linking, notes: list[str]) -> str:
         parts.append("not used: " + ", ".join(unexplained))
     parts += notes
     return ". ".join(parts) + "."
-
-
-def _refs(q: Query) -> set[str]:
-    out = set(q.tables())
-    targets = [t for t, _ in q.select] + q.group + [c.target for c in q.where + q.having]
-    for t in targets + [t for t, _ in q.order]:
-        col = t if isinstance(t, Col) else getattr(t, "col", None)
-        if isinstance(col, Col):
-            out.add(col.ref)
-    return out
 
 
 def _show(t: Target) -> str:

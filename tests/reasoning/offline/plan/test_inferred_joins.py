@@ -53,7 +53,10 @@ def session(tmp_path):
     con.execute("INSERT INTO Shipments VALUES (100, 1, 5), (101, 1, 7), (102, 2, 3), (103, 3, 8)")
     con.close()
     sources = {"snake": snake, "coded": coded, "camel": str(camel), "disjoint": disjoint}
-    return nl2sql.connect(sources=sources, settings={"project_dir": str(tmp_path / "p")})
+    # the rows of the engine's reading are checked here, whatever its confidence (answers under
+    # min_confidence become a choice: tests/integration/test_clarification.py)
+    return nl2sql.connect(sources=sources,
+                          settings={"project_dir": str(tmp_path / "p"), "min_confidence": 0})
 
 
 def _rows(result) -> list:
