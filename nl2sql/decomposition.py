@@ -34,7 +34,7 @@ class SubQuery(BaseModel):
     expected_schema: list[str] = Field(default_factory=list)  # output column names, when known
     # Set by the push-down step (nl2sql/pushdown.py), never by a model: the sub-queries this one
     # answers as one query on their common datasource, and how they are combined.
-    pushed_down: PushedDown | None = None
+    pushed_down: PushedDown | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class CombineInput(BaseModel):

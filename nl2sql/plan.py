@@ -175,7 +175,7 @@ class TableRef(BaseModel):
     model_config = _FORBID
     name: str  # SchemaSnapshot Table.key; a derived table's own name
     alias: str
-    query: PlanModel | None = None
+    query: PlanModel | None = Field(default=None, exclude_if=lambda v: v is None)  # dumps of plain tables unchanged
 
 
 class Join(BaseModel):

@@ -105,12 +105,13 @@ def push_down(
     return response.model_copy(update={"sub_queries": sub_queries, "combine_groups": groups}), notes
 
 
-def placement(response: DecomposerResponse, dialects: Mapping[str, str]) -> list[str]:
-    """Where each step runs: every sub-query on its engine, every remaining combine locally."""
-    out = [f"{sq.id} runs in {runs_in(dialects.get(sq.datasource_id, '?'), sq.datasource_id)}"
-           for sq in response.sub_queries]
-    out += [f"{g.operation} {g.group_id} {LOCAL_ENGINE}" for g in response.combine_groups
-            if g.operation != "standalone"]
+def placement(response: DecomposerResponse, dialects: Mapping[str, str]) -> dict[str, str]:
+    """Where each step runs: sub-query id -> its engine (`postgres:crm`), combine group id ->
+    `local DuckDB` for a combine that still crosses engines."""
+    out = {sq.id: runs_in(dialects.get(sq.datasource_id, "?"), sq.datasource_id)
+           for sq in response.sub_queries}
+    out.update({g.group_id: "local DuckDB" for g in response.combine_groups
+                if g.operation != "standalone"})
     return out
 
 

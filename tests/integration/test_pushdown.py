@@ -105,6 +105,8 @@ def _one_query(result, engine: str) -> str:
     said = " ".join(r["content"] for r in result.reasoning)
     assert f"runs as one query in {engine}:shop" in said
     assert "combined locally" not in said
+    (decomposer,) = [r for r in result.reasoning if r["node"] == "decomposer"]
+    assert decomposer["runs_in"] == {only.sub_query.id: f"{engine}:shop"}
     return str(only.sql_draft)
 
 
@@ -193,8 +195,9 @@ def test_across_engines_combines_locally_within_the_budget(postgres_shop: str, t
     assert result.status == "success", [e.one_line() for e in result.errors]
     assert {o.sub_query.datasource_id for o in result.sub_queries} == {"pg", "lite"}
     said = " ".join(r["content"] for r in result.reasoning)
-    assert "compare g combined locally in DuckDB" in said
-    assert "runs in postgres:pg" in said and "runs in sqlite:lite" in said
+    assert "compare (combined locally in DuckDB)" in said
+    (decomposer,) = [r for r in result.reasoning if r["node"] == "decomposer"]
+    assert sorted(decomposer["runs_in"].values()) == ["local DuckDB", "postgres:pg", "sqlite:lite"]
     orders = {r: sum(1 for o in ORDERS if o[1] == r) for r in REGIONS}
     got = {row[0]: row[1] for row in _rows(result)}
     assert got == {r: (n or None) for r, n in orders.items()}
@@ -215,3 +218,29 @@ def test_across_engines_a_combine_over_the_budget_is_refused(
     # both inputs have one row per region: 3 + 4 rows; the sizes and the budget are named
     assert "would combine 7 rows" in message and setting in message
     assert refusal.details["rows"] == 7 and refusal.details["bytes"] > 0
+
+
+# -- MariaDB: joins fuse; a compare needs FULL OUTER JOIN, which it lacks ----------------------
+
+
+@pytest.fixture(scope="module")
+def mysql_shop(mysql_url: str) -> Iterator[str]:
+    with scratch(mysql_url) as (engine, url):
+        run_all(engine, DDL)
+        insert_rows(engine, "orders", ("order_id", "region", "amount"), ORDERS)
+        insert_rows(engine, "support_tickets", ("ticket_id", "region", "priority"), TICKETS)
+        yield url.render_as_string(hide_password=False)
+
+
+def test_mariadb_runs_a_join_as_one_query_and_a_compare_locally(mysql_shop: str, tmp_path: Path) -> None:
+    question = " and ".join(CASES["join"]().intents)
+    with _connect(mysql_shop, tmp_path, models={"decomposer": CASES["join"]()}) as session:
+        joined = session.ask(question)
+    _one_query(joined, "mysql")
+    with _connect(mysql_shop, tmp_path) as session:
+        compared = session.ask(COMPARE)
+    assert compared.status == "success", [e.one_line() for e in compared.errors]
+    assert len(compared.sub_queries) == 2
+    assert "compare (combined locally in DuckDB)" in " ".join(r["content"] for r in compared.reasoning)
+    orders = {r: sum(1 for o in ORDERS if o[1] == r) for r in REGIONS}
+    assert {row[0]: row[1] for row in _rows(compared)} == {r: (n or None) for r, n in orders.items()}

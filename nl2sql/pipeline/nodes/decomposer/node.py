@@ -55,8 +55,8 @@ class DecomposerNode:
                 response, pushed = push_down(response, dialects)
                 dag = build_dag(response) if pushed else dag
                 note["content"] = "; ".join([note["content"], *pushed])
-            note["content"] = "; ".join([note["content"], *placement(response, dialects)])
             note["sub_queries"] = len(response.sub_queries)
+            note["runs_in"] = placement(response, dialects)  # the trace keeps where each step runs
         except DAGError as exc:
             failure = error(NODE, ErrorCode.PLANNER_FAILED, f"cannot build the execution plan: {exc}")
             return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}
