@@ -124,3 +124,17 @@ def test_a_missing_key_is_named() -> None:
     assert one.pushed_down is not None
     with pytest.raises(FuseError, match="part2 has no key column 'Region'; it has amount"):
         fuse_plans(one.pushed_down, [_count_by("orders", "region"), _count_by("orders", "amount")], SNAP)
+
+
+def test_the_plan_tree_shows_each_part_under_its_derived_table() -> None:
+    from nl2sql.notebook.plan_tree import plan_tree, tree_text
+
+    a, b = _sq("crm", "orders per region", 0), _sq("crm", "tickets per region", 1)
+    (one,) = push_down(_response("compare", a, b), DIALECTS)[0].sub_queries
+    assert one.pushed_down is not None
+    plan = fuse_plans(one.pushed_down, [_count_by("orders", "region"), _count_by("tickets", "Region")], SNAP)
+    lines = tree_text(plan_tree(plan)).splitlines()
+    assert "├── FROM (part1)" in lines
+    join = next(i for i, line in enumerate(lines) if "FULL JOIN part2 ON" in line)
+    assert any("FROM orders AS t" in line for line in lines[:join])  # part1's own query
+    assert any("FROM tickets AS t" in line for line in lines[join:])  # part2's, under its join
