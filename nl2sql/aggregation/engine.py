@@ -180,10 +180,13 @@ def _within_budget(run: _Run, label: str, sq_ids: list[str], where: dict[str, ob
         return True
     rows = sum(run.inputs[s].num_rows for s in sq_ids)
     size = sum(run.inputs[s].nbytes for s in sq_ids)
-    if rows <= run.budget.max_rows and size <= run.budget.max_bytes:
+    # A scan stopped at the budget (its fetch cap) had more rows than the budget allows.
+    stopped = any(run.capped.get(s) and run.inputs[s].num_rows >= run.budget.max_rows for s in sq_ids)
+    if rows <= run.budget.max_rows and size <= run.budget.max_bytes and not stopped:
         return True
     message = (
-        f"{label} would combine {rows:,} rows ({_megabytes(size)}) locally, over the budget of "
+        f"{label} would combine {'more than ' if stopped else ''}{rows:,} rows "
+        f"({_megabytes(size)}) locally, over the budget of "
         f"{run.budget.max_rows:,} rows / {_megabytes(run.budget.max_bytes)} "
         "(combine_max_rows, combine_max_bytes); narrow the question or raise the budget"
     )

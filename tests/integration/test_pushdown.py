@@ -244,3 +244,19 @@ def test_mariadb_runs_a_join_as_one_query_and_a_compare_locally(mysql_shop: str,
     assert "compare (combined locally in DuckDB)" in " ".join(r["content"] for r in compared.reasoning)
     orders = {r: sum(1 for o in ORDERS if o[1] == r) for r in REGIONS}
     assert {row[0]: row[1] for row in _rows(compared)} == {r: (n or None) for r, n in orders.items()}
+
+
+def test_an_input_of_a_local_combine_never_pulls_more_than_the_budget(
+    postgres_shop: str, tmp_path: Path
+) -> None:
+    sources = {"pg": postgres_shop, "lite": _sqlite(tmp_path)}
+    with nl2sql.connect(sources=sources, models={"decomposer": AcrossEngines()},
+                        settings={"project_dir": tmp_path / "p", "combine_max_rows": 2}) as session:
+        result = session.ask("orders and support tickets per region")
+    # each scan fetched at most 2 (+1 to see there were more) rows, not its row cap of 10,000
+    assert {o.sub_query.datasource_id: o.artifact.row_count for o in result.sub_queries
+            if o.artifact is not None} == {"pg": 2, "lite": 2}
+    caps = [r for r in result.reasoning if r["node"] == "executor"]
+    assert [r["content"] for r in caps] == ["2 rows (truncated at 2)"] * 2
+    (refusal,) = [e for e in result.errors if e.error_code == ErrorCode.COMBINE_TOO_LARGE]
+    assert "would combine more than 4 rows" in refusal.message and "2 rows" in refusal.message
