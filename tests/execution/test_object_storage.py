@@ -163,3 +163,35 @@ def test_a_protocol_whose_package_is_missing_names_it(root: str, package: str) -
     with pytest.raises(ConfigError, match=f"needs the {package} package: pip install") as info:
         ArtifactStore(root)
     assert "\n" not in str(info.value)
+
+
+def test_everything_from_the_environment(
+    bucket: str, s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NL2SQL_ARTIFACT_ROOT names the bucket; the endpoint and credentials are the provider's
+    own variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, …): no storage option at all."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_endpoint)
+    monkeypatch.setenv("NL2SQL_ARTIFACT_ROOT", f"s3://{bucket}/env")
+    with nl2sql.connect(sources={"shop": _shop(tmp_path)},
+                        settings={"project_dir": tmp_path / "p"}) as session:
+        result = session.ask("number of orders per region")
+        assert result.status == "success", [e.one_line() for e in result.errors]
+        assert session.settings.artifact_storage_options == {}
+    (output,) = result.sub_queries
+    assert output.artifact is not None and output.artifact.uri.startswith(f"s3://{bucket}/env/")
+    assert _objects(s3_endpoint, f"{bucket}/env") == [output.artifact.uri.removeprefix("s3://")]
+
+
+def test_clean_removes_the_artifacts_in_the_bucket(bucket: str, s3_endpoint: str, tmp_path: Path) -> None:
+    from nl2sql.cli.main import main
+
+    store = ArtifactStore(f"s3://{bucket}/c", storage_options={"endpoint_url": s3_endpoint})
+    for i in range(3):
+        store.write(ROWS, tenant_id=None, request_id=f"r{i}", sub_query_id="sq", truncated=False)
+    config = tmp_path / "nl2sql.toml"
+    config.write_text(f'[settings]\nartifact_root = "s3://{bucket}/c"\n'
+                      f'artifact_storage_options = {{ endpoint_url = "{s3_endpoint}" }}\n')
+    assert main(["clean", "-c", str(config), "--dry-run"]) == 0
+    assert len(_objects(s3_endpoint, f"{bucket}/c")) == 3
+    assert main(["clean", "-c", str(config)]) == 0
+    assert _objects(s3_endpoint, f"{bucket}/c") == []
