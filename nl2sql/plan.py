@@ -169,8 +169,7 @@ Expr = Annotated[
 
 
 class TableRef(BaseModel):
-    """A snapshot table, or (with `query`) a derived table: the rows of a nested plan, whose
-    columns are that plan's output names (each select item's alias, or a bare column's name)."""
+    """A snapshot table, or with `query` a derived table: a nested plan's rows and output names."""
 
     model_config = _FORBID
     name: str  # SchemaSnapshot Table.key; a derived table's own name
@@ -383,19 +382,19 @@ def _collect(plan: PlanModel, path: str, outer: PlanScope | None, snapshot: Sche
 
 
 def table_of(ref: TableRef, snapshot: SchemaSnapshot) -> Table | None:
-    """The table `ref` reads: the snapshot's, or a derived table's output columns."""
+    """The table `ref` reads: the snapshot's, or a derived table's output columns (a bare
+    column keeps its type; other outputs are untyped)."""
     if ref.query is None:
         return snapshot.table(ref.name)
-    inner = {t.alias: snapshot.table(t.name) for t in ref.query.tables if t.query is None}
+    aliases = {t.alias: snapshot.table(t.name) for t in ref.query.tables if t.query is None}
+    only = next(iter(aliases.values())) if len(aliases) == 1 else None
     columns = []
     for item in ref.query.select:
-        e = item.expr
-        name = item.alias or (e.name if isinstance(e, ColumnRef) else None)
-        source = inner.get(e.table or "") if isinstance(e, ColumnRef) else None
-        if source is None and isinstance(e, ColumnRef) and len(inner) == 1:
-            source = next(iter(inner.values()))
-        found = source.column(e.name) if source is not None and isinstance(e, ColumnRef) else None
-        if name:
+        e, found = item.expr, None
+        if isinstance(e, ColumnRef):
+            source = aliases.get(e.table) if e.table else only
+            found = source.column(e.name) if source is not None else None
+        if name := item.alias or (e.name if isinstance(e, ColumnRef) else None):
             columns.append(Column(name=name, type=found.type if found else ""))
     return Table(name=ref.name, kind="derived", columns=columns)
 

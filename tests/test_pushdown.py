@@ -138,3 +138,22 @@ def test_the_plan_tree_shows_each_part_under_its_derived_table() -> None:
     join = next(i for i, line in enumerate(lines) if "FULL JOIN part2 ON" in line)
     assert any("FROM orders AS t" in line for line in lines[:join])  # part1's own query
     assert any("FROM tickets AS t" in line for line in lines[join:])  # part2's, under its join
+
+
+def test_a_fused_plan_is_validated_part_by_part() -> None:
+    """Derived tables do not hide what they read: access and columns are checked inside them."""
+    from nl2sql.validation import validate_plan
+
+    a, b = _sq("crm", "orders per region", 0), _sq("crm", "tickets per region", 1)
+    (one,) = push_down(_response("compare", a, b), DIALECTS)[0].sub_queries
+    assert one.pushed_down is not None
+    plan = fuse_plans(one.pushed_down, [_count_by("orders", "region"), _count_by("tickets", "Region")], SNAP)
+    assert all(c.passed for c in validate_plan(plan, SNAP))
+    denied = [c for c in validate_plan(plan, SNAP, allowed_tables={"orders"}) if not c.passed]
+    assert [(c.name, c.details["table"]) for c in denied] == [("access_policy", "tickets")]
+    hidden = [c for c in validate_plan(plan, SNAP, allowed_columns={"orders": {"amount"}})
+              if not c.passed]
+    assert [c.name for c in hidden] == ["access_policy"] and "region" in hidden[0].message
+    # a column the part does not output is unknown to the outer query
+    broken = plan.model_copy(update={"select": [SelectItem(expr=ColumnRef(table="part1", name="amount"))]})
+    assert any(c.details.get("error_code") == "COLUMN_NOT_FOUND" for c in validate_plan(broken, SNAP))
