@@ -37,9 +37,9 @@ def fill_sql(customers: int) -> list[str]:
     """Deterministic rows: 10 orders and 4 tickets per customer on average, spread unevenly."""
     return [
         f"INSERT INTO customers SELECT i, 'Customer ' || i FROM generate_series(1, {customers}) AS g(i)",
-        f"INSERT INTO orders SELECT i, 1 + mod(i * 7919, {customers}), mod(i, 100) "
+        f"INSERT INTO orders SELECT i, 1 + mod(CAST(i AS BIGINT) * 7919, {customers}), mod(i, 100) "
         f"FROM generate_series(1, {customers * 10}) AS g(i)",
-        f"INSERT INTO support_tickets SELECT i, 1 + mod(i * 104729, {customers}), "
+        f"INSERT INTO support_tickets SELECT i, 1 + mod(CAST(i AS BIGINT) * 104729, {customers}), "
         f"CASE WHEN mod(i, 3) = 0 THEN 'high' ELSE 'low' END FROM generate_series(1, {customers * 4}) AS g(i)",
     ]
 

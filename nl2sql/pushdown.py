@@ -207,7 +207,10 @@ def _named(plan: PlanModel, snapshot: SchemaSnapshot, index: int) -> PlanModel:
         if alias is None and isinstance(item.expr, ColumnRef):
             alias = _column_name(item.expr, plan, snapshot)
         items.append(item.model_copy(update={"alias": alias}))
-    return plan.model_copy(update={"select": items})
+    update: dict[str, object] = {"select": items}
+    if plan.limit is None and plan.offset is None and plan.set_operation is None:
+        update["order_by"] = []  # a derived table's order means nothing: do not make the engine sort
+    return plan.model_copy(update=update)
 
 
 def _column_name(ref: ColumnRef, plan: PlanModel, snapshot: SchemaSnapshot) -> str:
