@@ -32,6 +32,9 @@ class SubQuery(BaseModel):
     order_by: list[str] = Field(default_factory=list)
     limit: int | None = None
     expected_schema: list[str] = Field(default_factory=list)  # output column names, when known
+    # Set by the push-down step (nl2sql/pushdown.py), never by a model: the sub-queries this one
+    # answers as one query on their common datasource, and how they are combined.
+    pushed_down: PushedDown | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class CombineInput(BaseModel):
@@ -44,6 +47,18 @@ class JoinKey(BaseModel):
     model_config = _FORBID
     left: str  # column of the first input
     right: str  # column of the second input
+
+
+class PushedDown(BaseModel):
+    """A combine group run as one query on the engine all its sub-queries live on."""
+
+    model_config = _FORBID
+
+    group_id: str
+    operation: Literal["union", "join", "compare"]
+    parts: list[SubQuery] = Field(min_length=2)
+    roles: list[str]
+    join_keys: list[JoinKey] = Field(default_factory=list)
 
 
 class CombineGroup(BaseModel):
@@ -69,6 +84,9 @@ class PostCombineOp(BaseModel):
     columns: list[str] = Field(default_factory=list)  # project
     order_by: list[OrderItem] = Field(default_factory=list)  # sort
     limit: int | None = None  # limit
+
+
+SubQuery.model_rebuild()
 
 
 class DecomposerResponse(BaseModel):

@@ -56,6 +56,7 @@ class ErrorCode(StrEnum):
     # aggregation and answer
     AGGREGATOR_FAILED = "AGGREGATOR_FAILED"
     RESULT_TRUNCATED = "RESULT_TRUNCATED"
+    COMBINE_TOO_LARGE = "COMBINE_TOO_LARGE"  # a combine across engines would pull more than its budget
     SYNTHESIS_FAILED = "SYNTHESIS_FAILED"
     # models
     MODEL_OUTPUT_INVALID = "MODEL_OUTPUT_INVALID"

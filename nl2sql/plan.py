@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Literal, cast
+from typing import Annotated, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-if TYPE_CHECKING:
-    from nl2sql.schema.models import SchemaSnapshot, Table
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
 _FORBID = ConfigDict(extra="forbid")
 
@@ -170,9 +169,12 @@ Expr = Annotated[
 
 
 class TableRef(BaseModel):
+    """A snapshot table, or with `query` a derived table: a nested plan's rows and output names."""
+
     model_config = _FORBID
-    name: str  # SchemaSnapshot Table.key
+    name: str  # SchemaSnapshot Table.key; a derived table's own name
     alias: str
+    query: PlanModel | None = Field(default=None, exclude_if=lambda v: v is None)  # dumps of plain tables unchanged
 
 
 class Join(BaseModel):
@@ -180,7 +182,7 @@ class Join(BaseModel):
 
     model_config = _FORBID
     alias: str
-    kind: Literal["inner", "left"] = "inner"
+    kind: Literal["inner", "left", "full"] = "inner"
     on: Expr
 
 
@@ -242,6 +244,7 @@ for _model in (
     Cast,
     Exists,
     ScalarSubquery,
+    TableRef,
     Join,
     SelectItem,
     OrderItem,
@@ -365,14 +368,35 @@ def plan_scopes(plan: PlanModel, snapshot: SchemaSnapshot) -> list[PlanScope]:
 
 def _collect(plan: PlanModel, path: str, outer: PlanScope | None, snapshot: SchemaSnapshot,
              out: list[PlanScope]) -> None:
-    tables = {ref.alias: snapshot.table(ref.name) for ref in plan.tables}
+    tables = {ref.alias: table_of(ref, snapshot) for ref in plan.tables}
     scope = PlanScope(plan=plan, tables=tables, outer=outer, path=path)
     out.append(scope)
+    for n, ref in enumerate(r for r in plan.tables if r.query is not None):
+        assert ref.query is not None
+        _collect(ref.query, f"{path}.tables[{n}]", None, snapshot, out)  # sees no outer alias
     nested = [(c, q) for c, n in clause_expressions(plan) if isinstance(q := getattr(n, "query", None), PlanModel)]
     for n, (clause, query) in enumerate(nested):
         _collect(query, f"{path}.{clause}[{n}]", scope, snapshot, out)
     if plan.set_operation is not None:
         _collect(plan.set_operation.right, f"{path}.set_operation", outer, snapshot, out)
+
+
+def table_of(ref: TableRef, snapshot: SchemaSnapshot) -> Table | None:
+    """The table `ref` reads: the snapshot's, or a derived table's output columns (a bare
+    column keeps its type; other outputs are untyped)."""
+    if ref.query is None:
+        return snapshot.table(ref.name)
+    aliases = {t.alias: snapshot.table(t.name) for t in ref.query.tables if t.query is None}
+    only = next(iter(aliases.values())) if len(aliases) == 1 else None
+    columns = []
+    for item in ref.query.select:
+        e, found = item.expr, None
+        if isinstance(e, ColumnRef):
+            source = aliases.get(e.table) if e.table else only
+            found = source.column(e.name) if source is not None else None
+        if name := item.alias or (e.name if isinstance(e, ColumnRef) else None):
+            columns.append(Column(name=name, type=found.type if found else ""))
+    return Table(name=ref.name, kind="derived", columns=columns)
 
 
 def col(name: str, table: str | None = None) -> ColumnRef:

@@ -61,6 +61,15 @@ class Settings(BaseSettings):
         2000, ge=0, description="up to this many tables (all sources together) are searched in "
         "memory; more use the persisted chromadb store (slow to import, pays off when large)"
     )
+    artifact_root: str | None = Field(
+        None, description="where result artifacts go: a folder, or object storage through fsspec "
+        "(s3://bucket/prefix, gs://…, abfs://…; credentials from the environment or the provider "
+        "chain, never here); default: the project folder's artifacts/"
+    )
+    artifact_storage_options: dict[str, Any] = Field(
+        default_factory=dict, description="fsspec options of a remote artifact_root that are not "
+        "secrets, e.g. {endpoint_url = \"http://127.0.0.1:9000\"} or region_name"
+    )
     artifact_path_template: str = "{root}/{tenant_id}/{request_id}/{sub_query_id}.parquet"
     artifact_retention: int = Field(
         1000, ge=0, description="result artifacts kept (the newest); 0 keeps every one"
@@ -73,6 +82,18 @@ class Settings(BaseSettings):
         0.5, ge=0.0, le=1.0,
         description="below this planner confidence a run is not answered: it ends with status "
         "needs_clarification and lists the candidate readings to choose from (0: always answer)",
+    )
+    push_down: bool = Field(
+        True, description="run a combine whose sub-queries share one datasource as one query "
+        "on that engine (False: every sub-query is fetched and combined locally)"
+    )
+    combine_max_rows: int = Field(
+        1_000_000, ge=1, description="most rows (all inputs together) a combine across engines "
+        "pulls into the local DuckDB; more is refused (COMBINE_TOO_LARGE)"
+    )
+    combine_max_bytes: int = Field(
+        1_000_000_000, ge=1, description="most bytes (Arrow, all inputs together) a combine "
+        "across engines pulls into the local DuckDB; more is refused (COMBINE_TOO_LARGE)"
     )
     reference_date: date | None = Field(
         None, description="the day relative dates ('last month') count from; default: today"

@@ -20,9 +20,9 @@ from nl2sql.aggregation.duck import (
     alias,
     column,
     order_column,
-    unique_names,
     with_row_number,
 )
+from nl2sql.aggregation.layout import InputColumns, OutputColumn, compare_layout, join_layout
 
 
 @dataclass
@@ -157,29 +157,36 @@ def _conditions(
     return exp.and_(*parts)
 
 
+def _columns_of(inputs: CombineInputs) -> list[InputColumns]:
+    return [
+        InputColumns(t.column_names, [_numeric(_plain(f.type)) for f in t.schema])
+        for t in inputs.tables
+    ]
+
+
+def _select(refs: list[exp.Table], layout: list[OutputColumn]) -> exp.Select:
+    """The SELECT list of a layout over the registered inputs."""
+    items: list[exp.Expr] = []
+    for out in layout:
+        cols = [column(name, refs[i]) for i, name in out.sources]
+        if out.kind == "keys":
+            items.append(exp.Coalesce(this=cols[0], expressions=cols[1:]))
+        elif out.kind == "diff":
+            items.append(exp.Sub(this=cols[0], expression=cols[1]))
+        else:
+            items.append(cols[0])
+    return exp.select(*(alias(e, o.name) for e, o in zip(items, layout, strict=True)))
+
+
 def join(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
     """Inner join on the keys; the other inputs' key columns are dropped and clashing names
-    are suffixed with `_<role>`."""
+    are suffixed with `_<role>` (layout.join_layout)."""
     _check_keys(inputs)
     cast_keys(inputs)
     row = order_column(inputs.tables)
     refs = _register_all(duck, inputs, row)
-    kept = [
-        [c for c in t.column_names if i == 0 or c not in inputs.keys[i]]
-        for i, t in enumerate(inputs.tables)
-    ]
-    counts: dict[str, int] = {}
-    for cols in kept:
-        for c in cols:
-            counts[c.lower()] = counts.get(c.lower(), 0) + 1
-    items, names = [], []
-    for i, cols in enumerate(kept):
-        for c in cols:
-            clash = counts[c.lower()] > 1 and not (i == 0 and c in inputs.keys[0])
-            names.append(f"{c}_{inputs.labels[i]}" if clash else c)
-            items.append(column(c, refs[i]))
-    select = exp.select(*(alias(e, n) for e, n in zip(items, unique_names(names), strict=True)))
-    select = select.from_(refs[0])
+    layout = join_layout(_columns_of(inputs), inputs.keys, inputs.labels)
+    select = _select(refs, layout).from_(refs[0])
     for i in range(1, len(refs)):
         select = select.join(refs[i], on=_conditions(refs, inputs.keys, i, outer=False))
     return duck.query(select.order_by(*(column(row, r) for r in refs)))
@@ -187,7 +194,8 @@ def join(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
 
 def compare(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
     """Full outer join on the keys: keys once, other columns side by side as `<col>_<role>`,
-    and `<measure>_diff` (= second - first) for each numeric measure both inputs have.
+    and `<measure>_diff` (= second - first) for each numeric measure both inputs have
+    (layout.compare_layout).
 
     Without join keys the inputs are matched on the columns they share that are not numbers
     (their dimensions), or, when they share none (e.g. two one-row totals), row by row.
@@ -201,24 +209,8 @@ def compare(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
     row = order_column(inputs.tables)
     refs = _register_all(duck, inputs, row)
     keys = inputs.keys if inputs.keys[0] else [[row] for _ in refs]
-    items, names = _compare_keys(refs, inputs.keys), list(inputs.keys[0])
-    for i, table in enumerate(inputs.tables):
-        for c in table.column_names:
-            if c not in inputs.keys[i]:
-                items.append(column(c, refs[i]))
-                names.append(f"{c}_{inputs.labels[i]}")
-    measures = _measures(inputs)
-    for i, c in measures:
-        items.append(exp.Sub(this=column(c, refs[i]), expression=column(c, refs[0])))
-        names.append(f"{c}_diff" if len(refs) == 2 else f"{c}_diff_{inputs.labels[i]}")
-    lone = _lone_measures(inputs) if not measures and len(refs) == 2 else None
-    if lone:
-        # Two different measures side by side (orders vs tickets): their difference still helps.
-        items.append(exp.Sub(this=column(lone[1], refs[1]), expression=column(lone[0], refs[0])))
-        names.append(f"{lone[1]}_minus_{lone[0]}_diff")
-    select = exp.select(
-        *(alias(e, n) for e, n in zip(items, unique_names(names), strict=True))
-    ).from_(refs[0])
+    layout = compare_layout(_columns_of(inputs), inputs.keys, inputs.labels)
+    select = _select(refs, layout).from_(refs[0])
     for i in range(1, len(refs)):
         on = _conditions(refs, keys, i, outer=True)
         select = select.join(refs[i], on=on, join_type="full outer")
@@ -231,46 +223,4 @@ def shared_dimensions(tables: list[pa.Table]) -> list[str]:
         c
         for c in tables[0].column_names
         if all(c in t.column_names and not _numeric(_plain(t.schema.field(c).type)) for t in tables)
-    ]
-
-
-def _compare_keys(refs: list[exp.Table], keys: list[list[str]]) -> list[exp.Expr]:
-    # A row found in only one input still shows its key: coalesce over the inputs.
-    return [
-        exp.Coalesce(
-            this=column(key, refs[0]),
-            expressions=[column(keys[i][j], refs[i]) for i in range(1, len(refs))],
-        )
-        for j, key in enumerate(keys[0])
-    ]
-
-
-def _lone_measures(inputs: CombineInputs) -> tuple[str, str] | None:
-    """The single numeric non-key column of each of two inputs, when each has exactly one."""
-    found = []
-    for i, table in enumerate(inputs.tables):
-        numeric = [
-            c for c in table.column_names
-            if c not in inputs.keys[i] and _numeric(_plain(table.schema.field(c).type))
-        ]
-        if len(numeric) != 1:
-            return None
-        found.append(numeric[0])
-    return found[0], found[1]
-
-
-def _measures(inputs: CombineInputs) -> list[tuple[int, str]]:
-    """(input index, column) for numeric non-key columns the first input also has."""
-    first = inputs.tables[0]
-    base = {
-        c
-        for c in first.column_names
-        if c not in inputs.keys[0] and _numeric(_plain(first.schema.field(c).type))
-    }
-    return [
-        (i, c)
-        for i, table in enumerate(inputs.tables)
-        if i > 0
-        for c in table.column_names
-        if c in base and c not in inputs.keys[i] and _numeric(_plain(table.schema.field(c).type))
     ]

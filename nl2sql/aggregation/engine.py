@@ -4,6 +4,9 @@ Pure: it knows nothing of the graph or of artifacts. Scan results come in as Arr
 by sub-query id; every DAG node that cannot run becomes a PipelineError value while the other
 groups still produce their results. Row-cap rule (ARCHITECTURE §7): a capped join/compare input
 is a RESULT_TRUNCATED error for its group; a capped union input is a RESULT_TRUNCATED warning.
+Budget rule: a group whose inputs together exceed `CombineBudget` (rows or Arrow bytes) is a
+COMBINE_TOO_LARGE error naming the sizes. Groups on one engine never get here with several
+inputs: the push-down (nl2sql/pushdown.py) runs them as one query on that engine.
 """
 
 from __future__ import annotations
@@ -36,6 +39,14 @@ class CombineOutcome:
     )  # terminal id -> built from capped rows
 
 
+@dataclass(frozen=True)
+class CombineBudget:
+    """The most a local combine may pull: rows and Arrow bytes of all its inputs together."""
+
+    max_rows: int
+    max_bytes: int
+
+
 @dataclass
 class _Run:
     dag: ExecutionDAG
@@ -44,6 +55,7 @@ class _Run:
     inputs: dict[str, pa.Table]
     capped: dict[str, bool]
     duck: DuckSession
+    budget: CombineBudget | None = None
     outcome: CombineOutcome = field(default_factory=CombineOutcome)
     tables: dict[str, pa.Table] = field(default_factory=dict)
     node_capped: dict[str, bool] = field(default_factory=dict)
@@ -56,6 +68,7 @@ def run_combine(
     truncated: dict[str, bool],
     *,
     pool: DuckPool | None = None,
+    budget: CombineBudget | None = None,
 ) -> CombineOutcome:
     """Run every combine and post-combine node of `dag`, layer by layer.
 
@@ -65,6 +78,7 @@ def run_combine(
         inputs: sub-query id -> its scan result; a missing id fails only the groups needing it.
         truncated: sub-query id -> whether its scan hit the row cap.
         pool: the session's DuckDB (this combine takes a cursor of it); None: a private one.
+        budget: the most rows/bytes a group may combine; None: no limit.
     """
     with DuckSession(pool) as duck:
         run = _Run(
@@ -74,6 +88,7 @@ def run_combine(
             inputs=inputs,
             capped=truncated,
             duck=duck,
+            budget=budget,
         )
         for layer in dag.layers:
             for node_id in layer:
@@ -134,6 +149,8 @@ def _check_inputs(run: _Run, group: CombineGroup, where: dict[str, object]) -> l
         message = f"{label} cannot run: sub-query {missing[0]!r} produced no result"
         _error(run, ErrorCode.AGGREGATOR_FAILED, message, where, missing[0])
         return None
+    if group.operation != "standalone" and not _within_budget(run, label, sq_ids, where):
+        return None
     capped = [s for s in sq_ids if run.capped.get(s)]
     if capped and group.operation in ("join", "compare"):
         # Joining a capped result silently drops matches: refuse rather than answer wrongly.
@@ -155,6 +172,32 @@ def _check_inputs(run: _Run, group: CombineGroup, where: dict[str, object]) -> l
             for s in capped
         )
     return capped
+
+
+def _within_budget(run: _Run, label: str, sq_ids: list[str], where: dict[str, object]) -> bool:
+    """False (and a COMBINE_TOO_LARGE error naming the sizes) when the inputs exceed the budget."""
+    if run.budget is None:
+        return True
+    rows = sum(run.inputs[s].num_rows for s in sq_ids)
+    size = sum(run.inputs[s].nbytes for s in sq_ids)
+    # A scan stopped at the budget (its fetch cap) had more rows than the budget allows.
+    stopped = any(run.capped.get(s) and run.inputs[s].num_rows >= run.budget.max_rows for s in sq_ids)
+    if rows <= run.budget.max_rows and size <= run.budget.max_bytes and not stopped:
+        return True
+    message = (
+        f"{label} would combine {'more than ' if stopped else ''}{rows:,} rows "
+        f"({_megabytes(size)}) locally, over the budget of "
+        f"{run.budget.max_rows:,} rows / {_megabytes(run.budget.max_bytes)} "
+        "(combine_max_rows, combine_max_bytes); narrow the question or raise the budget"
+    )
+    details = {**where, "rows": rows, "bytes": size,
+               "max_rows": run.budget.max_rows, "max_bytes": run.budget.max_bytes}
+    _error(run, ErrorCode.COMBINE_TOO_LARGE, message, details)
+    return False
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:,.1f} MB"
 
 
 def _combine(

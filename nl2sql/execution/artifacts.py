@@ -8,8 +8,9 @@ write: `{dag_node_id}` is the DAG node (`scan:<sub_query_id>`, or the combine no
 the subgraph (or `aggregator`), `{schema_version}` the structural fingerprint of the schema the
 query ran against (a combined result: a digest of its sources' fingerprints).
 
-Storage goes through a small backend object (`LocalBackend` here); a remote backend (fsspec, S3)
-would implement the same three methods and keep the store unchanged.
+Storage goes through a small backend object: `LocalBackend` here for a folder, and
+`execution/storage.py:FsspecBackend` for an object-storage root (`s3://bucket/prefix`, `gs://`,
+`abfs://`), where paths are `/bucket/key` and URIs `s3://bucket/key`. Retention applies to both.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import string
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Protocol
+from pathlib import Path, PurePath, PurePosixPath
+from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
@@ -32,7 +34,14 @@ import pyarrow.parquet as pq
 
 from nl2sql.errors import ConfigError
 from nl2sql.execution.models import ArtifactColumn, ArtifactRef
-from nl2sql.execution.retention import Retention, expired, remove_files
+from nl2sql.execution.retention import Retention, expired, remove_files, select_expired
+from nl2sql.execution.storage import (
+    FsspecBackend,
+    inside_remote,
+    is_remote,
+    open_backend,
+    remote_root,
+)
 from nl2sql.files import inside, private_dir, safe_component
 
 __all__ = ["ArtifactStore", "LocalBackend", "content_hash", "local_path", "safe_component"]
@@ -59,7 +68,7 @@ class ArtifactBackend(Protocol):
 
     name: str
 
-    def write_table(self, table: pa.Table, path: Path) -> tuple[str, int]: ...
+    def write_table(self, table: pa.Table, path: Any) -> tuple[str, int]: ...
 
     def read_table(self, uri: str) -> pa.Table: ...
 
@@ -166,10 +175,18 @@ class ArtifactStore:
         *,
         backend: ArtifactBackend | None = None,
         retention: Retention | None = None,
+        storage_options: Mapping[str, Any] | None = None,
     ) -> None:
-        self.root = Path(root).expanduser().absolute()
+        """`root`: a folder, or an object-storage URL (`s3://bucket/prefix`) opened through
+        fsspec with `storage_options` (never credentials: those come from the environment)."""
+        self.root: PurePath
+        if is_remote(root):
+            self.root = remote_root(str(root))
+            self.backend: ArtifactBackend = backend or open_backend(str(root), storage_options)
+        else:
+            self.root = Path(root).expanduser().absolute()
+            self.backend = backend or LocalBackend()
         self.path_template = path_template
-        self.backend: ArtifactBackend = backend or LocalBackend()
         self.retention = retention or Retention()
         self._fields = _template_fields(path_template)
         self._pruner: threading.Thread | None = None
@@ -185,7 +202,7 @@ class ArtifactStore:
         request_id: str,
         sub_query_id: str,
         **meta: object,
-    ) -> Path:
+    ) -> PurePath:
         """The file a sub-query's result goes to; ConfigError if the template cannot be filled."""
         unknown = set(meta) - _META_KEYS
         if unknown:
@@ -203,13 +220,16 @@ class ArtifactStore:
             if name not in raw or str(raw[name]) == "":
                 raise ConfigError(f"artifact path template needs {{{name}}}, which was not given")
             values[name] = safe_component(str(raw[name]))
-        path = Path(self.path_template.format_map(values))
+        kind = type(self.root)
+        path = kind(self.path_template.format_map(values))
         if not path.is_absolute():
             path = self.root / path
         if "sub_query_id" not in self._fields:
             path = path.with_name(f"{path.stem}-{safe_component(sub_query_id)}{path.suffix}")
         try:
-            return inside(self.root, path)
+            if isinstance(self.root, Path):
+                return inside(self.root, Path(path))
+            return inside_remote(PurePosixPath(self.root), PurePosixPath(path))
         except ValueError:
             raise ConfigError(
                 f"artifact path template {self.path_template!r} leads outside {self.root}"
@@ -248,18 +268,25 @@ class ArtifactStore:
             created_at=datetime.now(UTC),
         )
 
-    def prune(self) -> list[Path]:
-        """Remove the local artifacts the retention setting no longer keeps; the paths removed.
+    def prune(self) -> list[PurePath]:
+        """Remove the artifacts the retention setting no longer keeps; the paths removed.
 
         Best effort: a file another session removed first, or one that cannot be removed, is
         skipped — pruning never fails the write that triggered it.
         """
-        if not self.retention.limited or not isinstance(self.backend, LocalBackend):
+        if not self._prunable:
             return []
         try:
-            return remove_files(self.root, expired(self.root, self.retention))
+            if isinstance(self.backend, FsspecBackend):
+                root = PurePosixPath(self.root)
+                return list(self.backend.remove(select_expired(self.backend.files(root), self.retention)))
+            return list(remove_files(Path(self.root), expired(Path(self.root), self.retention)))
         except OSError:
             return []
+
+    @property
+    def _prunable(self) -> bool:
+        return self.retention.limited and isinstance(self.backend, LocalBackend | FsspecBackend)
 
     def prune_soon(self) -> None:
         """Apply the retention on a background thread, off the run's path.
@@ -268,7 +295,7 @@ class ArtifactStore:
         per PRUNE_INTERVAL_S, so a burst of runs costs one walk, not one per artifact. Files
         younger than the grace period are never pruned, so the delay cannot remove a file a run
         still needs."""
-        if not self.retention.limited or not isinstance(self.backend, LocalBackend):
+        if not self._prunable:
             return
         with self._prune_lock:
             self._prune_wanted = True

@@ -79,6 +79,7 @@ def run_guarded(
     node: str,
     unreadable: ErrorCode,
     what: str = "query",
+    row_budget: int | None = None,
     **tag: Any,
 ) -> GuardedRun:
     """Guard `sql`, then run it read-only with this run's limits.
@@ -90,6 +91,7 @@ def run_guarded(
             not an attack, so never a refusal (the executor says SQL_GEN_FAILED); anything else
             the guard refuses is SQL_GUARD_REFUSED.
         what: how the message names the query ("query", "verified query").
+        row_budget: a tighter row cap (an input of a local combine: `combine_max_rows`).
         tag: details added to every error (sub_query_id, attempt).
     """
     stopped = run_stopped(ctx, node, **tag)
@@ -98,6 +100,7 @@ def run_guarded(
     verdict = check_sql(sql, adapter.dialect, allowed_tables=list(allowed_tables),
                         max_bytes=ctx.settings.max_sql_bytes)
     row_cap, timeout_s = statement_limits(ctx, adapter)
+    row_cap = min(row_cap, row_budget) if row_budget is not None else row_cap
     if not verdict.allowed:
         code = unreadable if verdict.code == "PARSE_ERROR" else ErrorCode.SQL_GUARD_REFUSED
         message = f"SQL guard refused the {what} ({verdict.code}): {verdict.message}"

@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
+from typing import TypeVar
 
 ARTIFACT_SUFFIX = ".parquet"
+_P = TypeVar("_P", bound=PurePath)
 
 
 @dataclass(frozen=True)
@@ -48,15 +50,29 @@ def expired(root: Path, retention: Retention, now: float | None = None) -> list[
     """The artifact files under `root` that `retention` no longer keeps."""
     if not retention.limited:
         return []
-    now = time.time() if now is None else now
-    files = artifact_files(root)
-    over = len(files) - retention.keep if retention.keep is not None else 0
-    out = []
-    for index, path in enumerate(files):
+    entries = []
+    for path in artifact_files(root):
         try:
-            age = now - path.stat().st_mtime
+            entries.append((path.stat().st_mtime, path))
         except FileNotFoundError:
             continue
+    return select_expired(entries, retention, now)
+
+
+def select_expired(
+    entries: list[tuple[float, _P]], retention: Retention, now: float | None = None
+) -> list[_P]:
+    """Of (modification time, path) entries, oldest first, those `retention` no longer keeps.
+
+    The same rule for local files and for objects in a bucket (execution/storage.py).
+    """
+    if not retention.limited:
+        return []
+    now = time.time() if now is None else now
+    over = len(entries) - retention.keep if retention.keep is not None else 0
+    out = []
+    for index, (mtime, path) in enumerate(entries):
+        age = now - mtime
         too_many = index < over
         too_old = retention.max_age_s is not None and age > retention.max_age_s
         if (too_many or too_old) and age >= retention.grace_s:

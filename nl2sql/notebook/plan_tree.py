@@ -59,8 +59,12 @@ def _clauses(select: exp.Expr) -> list[Tree]:
     out = [Tree(head, tuple(Tree(_sql(e)) for e in select.expressions))]
     source = select.args.get("from_") or select.args.get("from")
     if source is not None:
-        joins = tuple(Tree(_sql(j)) for j in select.args.get("joins") or [])
-        out.append(Tree(f"FROM {_sql(source.this)}", joins))
+        joins = tuple(_joined(j) for j in select.args.get("joins") or [])
+        if isinstance(source.this, exp.Subquery):  # a derived table: its own query below
+            out.append(Tree(f"FROM ({source.this.alias})", (_query_tree(source.this.alias, source.this),
+                                                            *joins)))
+        else:
+            out.append(Tree(f"FROM {_sql(source.this)}", joins))
     where = select.args.get("where")
     if where is not None:
         out.append(Tree("WHERE", tuple(Tree(_sql(c)) for c in _conjuncts(where.this, exp.And))))
@@ -78,6 +82,18 @@ def _clauses(select: exp.Expr) -> list[Tree]:
         if node is not None:
             out.append(Tree(_sql(node)))
     return out
+
+
+def _joined(join: exp.Join) -> Tree:
+    """A join; joining a derived table shows that table's query below the join."""
+    from sqlglot import exp
+
+    table = join.this
+    if not isinstance(table, exp.Subquery):
+        return Tree(_sql(join))
+    head = join.copy()
+    head.set("this", exp.to_identifier(table.alias, quoted=False))
+    return Tree(_sql(head), (_query_tree(table.alias, table),))
 
 
 def _conjuncts(node: exp.Expression, kind: type) -> list[exp.Expression]:

@@ -53,14 +53,19 @@ def build_scan_layer_router(
         if dag is None or not dag.layers:
             return END
         ctx: NL2SQLContext = runtime.context
-        by_id = {sq.id: sq for sq in required(state.decomposer_response, "decomposition").sub_queries}
+        decomposition = required(state.decomposer_response, "decomposition")
+        by_id = {sq.id: sq for sq in decomposition.sub_queries}
+        # Inputs of a combine that still crosses engines never pull more than its row budget.
+        local = {i.subquery_id for g in decomposition.combine_groups
+                 if g.operation != "standalone" for i in g.inputs}
         sends = []
         for node in dag.scan_nodes:
             sq = by_id[required(node.sub_query_id, "scan sub-query id")]
             spec = resolve_subgraph(sq.datasource_id, ctx.datasources.get(sq.datasource_id))
             if subgraph_id_for(spec.name, sq.id) in state.subgraph_outputs:
                 continue  # already ran, whatever its status
-            sends.append(Send(spec.name, build_scan_payload(state, sq, spec.name)))
+            budget = ctx.settings.combine_max_rows if sq.id in local else None
+            sends.append(Send(spec.name, build_scan_payload(state, sq, spec.name, budget)))
         if sends:
             return sends
         if not execute or not state.artifact_refs or state.approvals_needed:

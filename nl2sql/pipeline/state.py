@@ -108,6 +108,7 @@ class SubgraphExecutionState(BaseModel):
     # Set by the approval gate (execute.before hooks); read by wrap_subgraph.
     approvals_needed: Annotated[list[ApprovalRequest], operator.add] = Field(default_factory=list)
     dropped: bool = False
+    row_budget: int | None = None  # an input of a local combine pulls at most combine_max_rows
     # Which post-execution checks already went back through the refiner (each runs once).
     post_checks_done: Annotated[list[str], operator.add] = Field(default_factory=list)
 

@@ -40,6 +40,7 @@ from nl2sql.plan import (
     Star,
     TableRef,
     has_aggregate,
+    table_of,
 )
 from nl2sql.schema.models import SchemaSnapshot, Table
 from nl2sql.sqlgen.dialects import adapt
@@ -100,7 +101,7 @@ class _QueryBuilder(ExpressionBuilder):
         for ref in plan.tables:
             if ref.alias.lower() in {a.lower() for a in tables}:
                 raise SQLGenError(f"Table alias {ref.alias!r} is declared twice.")
-            tables[ref.alias] = self.snapshot.table(ref.name) if self.snapshot else None
+            tables[ref.alias] = table_of(ref, self.snapshot) if self.snapshot else None
         return PlanScope(plan=plan, tables=tables, outer=outer)
 
     def _select(self, plan: PlanModel, scope: PlanScope, aliases: list[str | None]) -> exp.Select:
@@ -146,10 +147,13 @@ class _QueryBuilder(ExpressionBuilder):
                 select.append("joins", exp.Join(this=self._table(ref), kind="CROSS"))
                 continue
             on = self.expr(joined.on, scope, "join")
-            side = {"side": "LEFT"} if joined.kind == "left" else {"kind": "INNER"}
+            side = {"side": joined.kind.upper()} if joined.kind != "inner" else {"kind": "INNER"}
             select.append("joins", exp.Join(this=self._table(ref), on=on, **side))
 
-    def _table(self, ref: TableRef) -> exp.Table:
+    def _table(self, ref: TableRef) -> exp.Expr:
+        if ref.query is not None:  # a derived table: its plan, named like a table's output
+            inner = self.query(ref.query, outer=None, top=True)
+            return exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(ref.alias)))
         table = self.snapshot.table(ref.name) if self.snapshot else None
         if table is not None:
             schema, name = table.schema_name, table.name
@@ -200,14 +204,16 @@ def _output_key(node: Expr, plan: PlanModel, aliases: list[str | None]) -> exp.E
     return exp.Column(this=ident(name)) if name else exp.Literal.number(index + 1)
 
 
-def select_aliases(plan: PlanModel, derive: bool) -> list[str | None]:
+def select_aliases(plan: PlanModel, derive: bool, every: bool = False) -> list[str | None]:
     """The alias each select item is rendered with: its own, else (when `derive`) a derived one
-    for an item that contains an aggregate, unique among the select's output names."""
+    for an item that contains an aggregate (with `every`: for any item but a bare column), unique
+    among the select's output names."""
     taken = {i.alias.lower() for i in plan.select if i.alias}
     taken |= {i.expr.name.lower() for i in plan.select if isinstance(i.expr, ColumnRef)}
     aliases: list[str | None] = []
     for item in plan.select:
-        if item.alias or not derive or not has_aggregate(item.expr):
+        needs = has_aggregate(item.expr) or (every and not isinstance(item.expr, ColumnRef | Star))
+        if item.alias or not derive or not needs:
             aliases.append(item.alias)
             continue
         base = re.sub(r"[^0-9a-z]+", "_", _name_of(item.expr).lower()).strip("_")[:60] or "value"

@@ -20,6 +20,8 @@ def access_policy(ctx: RuleContext) -> list[Finding]:
     findings: dict[tuple[str, ...], Finding] = {}
     for scope in ctx.scopes:
         for table_ref in scope.plan.tables:
+            if table_ref.query is not None:
+                continue  # a derived table: the tables it reads are checked in its own scope
             table = ctx.snapshot.table(table_ref.name)
             key = table.key if table is not None else table_ref.name
             if ctx.allowed_tables is not None and key.lower() not in ctx.allowed_tables:
@@ -32,6 +34,8 @@ def access_policy(ctx: RuleContext) -> list[Finding]:
         found, column = resolved.table, resolved.column
         if resolved.status != "found" or found is None or column is None:
             continue  # a "found" reference always carries its table and column
+        if found.kind == "derived":
+            continue  # a derived table's output: the columns it reads were checked where read
         if not _column_allowed(ctx, found.key, ref.name):
             key = found.key
             message = f"Column {column.name!r} of table {key!r} is not allowed by the access policy."
@@ -48,7 +52,7 @@ def _star_columns(ctx: RuleContext, scope: PlanScope, star: Star, findings: dict
         tables = [found[1]] if found and found[1] is not None else []
     else:
         tables = [t for t in scope.tables.values() if t is not None]
-    for table in tables:
+    for table in (t for t in tables if t.kind != "derived"):
         denied = [c.name for c in table.columns if not _column_allowed(ctx, table.key, c.name)]
         if denied:
             # Only how many: the names of denied columns are what the policy hides from this user.

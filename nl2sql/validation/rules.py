@@ -47,7 +47,7 @@ def tables_exist(ctx: RuleContext) -> list[Finding]:
     findings = []
     for scope in ctx.scopes:
         for ref in scope.plan.tables:
-            if ctx.snapshot.table(ref.name) is None:
+            if ref.query is None and ctx.snapshot.table(ref.name) is None:  # derived: its own scope
                 close = [t.key for s in suggest(ref.name, known) if (t := ctx.snapshot.table(s)) is not None]
                 close = list(dict.fromkeys(close))
                 findings.append(

@@ -34,14 +34,18 @@ class ScanPayload(BaseModel):
     approvals: list[Approval] = Field(default_factory=list)
     pinned_plan: PlanModel | None = None
     pinned_source: PinnedSource | None = None
+    row_budget: int | None = None  # at most this many rows: the scan feeds a combine across engines
 
 
 def subgraph_id_for(subgraph_name: str, sub_query_id: str) -> str:
     return f"{subgraph_name}:{sub_query_id}"
 
 
-def build_scan_payload(state: GraphState, sub_query: SubQuery, subgraph_name: str) -> ScanPayload:
-    """The state filter into one scan: its sub-query, who asks, the approvals and its pinned plan."""
+def build_scan_payload(
+    state: GraphState, sub_query: SubQuery, subgraph_name: str, row_budget: int | None = None
+) -> ScanPayload:
+    """The state filter into one scan: its sub-query, who asks, the approvals and its pinned plan
+    (and, for an input of a local combine, the most rows it may pull)."""
     pinned = state.pinned
     plan = pinned.plans.get(sub_query.id) if pinned is not None else None
     return ScanPayload(
@@ -54,6 +58,7 @@ def build_scan_payload(state: GraphState, sub_query: SubQuery, subgraph_name: st
         approvals=state.approvals,
         pinned_plan=plan,
         pinned_source=pinned.source if pinned is not None and plan is not None else None,
+        row_budget=row_budget,
     )
 
 
@@ -74,6 +79,7 @@ def wrap_subgraph(
             approvals=payload.approvals,
             pinned_plan=payload.pinned_plan,
             pinned_source=payload.pinned_source,
+            row_budget=payload.row_budget,
         )
         final = SubgraphExecutionState.model_validate(
             # langgraph takes a dict of the state's fields too; its typing asks for the model

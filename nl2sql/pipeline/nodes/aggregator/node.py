@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from nl2sql.aggregation import run_combine
+from nl2sql.aggregation.engine import CombineBudget
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode, crash
 from nl2sql.execution.artifacts import combined_version
@@ -15,6 +16,7 @@ from nl2sql.names import AGGREGATOR
 from nl2sql.pipeline.nodes.aggregator.schemas import AggregatorResponse
 from nl2sql.pipeline.nodes.common import reasoning
 from nl2sql.pipeline.state import GraphState, required
+from nl2sql.pushdown import LOCAL_ENGINE
 
 NODE = AGGREGATOR
 
@@ -48,7 +50,9 @@ class AggregatorNode:
         try:
             outcome = run_combine(required(dag, "execution DAG"),
                                   required(state.decomposer_response, "decomposition"), inputs, truncated,
-                                  pool=ctx.combiner)
+                                  pool=ctx.combiner,
+                                  budget=CombineBudget(ctx.settings.combine_max_rows,
+                                                       ctx.settings.combine_max_bytes))
             results = {}
             for node_id, table in outcome.results.items():
                 # A standalone result is its scan's own table: reuse that artifact as it is.
@@ -72,7 +76,10 @@ class AggregatorNode:
             terminal_results=results, operations=outcome.operations,
             errors=outcome.errors, warnings=outcome.warnings,
         )
-        note = "; ".join(f"{k}: {v}" for k, v in outcome.operations.items()) or "nothing to combine"
+        note = "; ".join(
+            f"{k}: {v}" + ("" if v == "standalone" else f" ({LOCAL_ENGINE})")
+            for k, v in outcome.operations.items()
+        ) or "nothing to combine"
         return {
             "aggregator_response": response,
             "errors": outcome.errors,

@@ -12,6 +12,7 @@ from nl2sql.errors import ErrorCode, ErrorSeverity, error
 from nl2sql.names import DECOMPOSER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import GraphState, required
+from nl2sql.pushdown import placement, push_down
 from nl2sql.reasoning.base import DecomposeRequest
 
 NODE = DECOMPOSER
@@ -44,8 +45,18 @@ class DecomposerNode:
             failure = error(NODE, ErrorCode.PLANNER_FAILED,
                             f"sub-queries {stray} target datasources that were not resolved")
             return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}
+        # Only the push-down step fuses sub-queries: a model's own `pushed_down` is dropped.
+        response = response.model_copy(update={"sub_queries": [
+            sq.model_copy(update={"pushed_down": None}) for sq in response.sub_queries]})
+        dialects = {ds: ctx.datasources[ds].dialect for ds in snapshots if ds in ctx.datasources}
         try:
-            dag = build_dag(response)
+            dag = build_dag(response)  # the decomposition as given must hold together first
+            if ctx.settings.push_down:
+                response, pushed = push_down(response, dialects)
+                dag = build_dag(response) if pushed else dag
+                note["content"] = "; ".join([note["content"], *pushed])
+            note["sub_queries"] = len(response.sub_queries)
+            note["runs_in"] = placement(response, dialects)  # the trace keeps where each step runs
         except DAGError as exc:
             failure = error(NODE, ErrorCode.PLANNER_FAILED, f"cannot build the execution plan: {exc}")
             return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
+from nl2sql.decomposition import SubQuery
 from nl2sql.errors import ErrorCode, PipelineError, error, safe_one_line
 from nl2sql.names import AST_PLANNER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import SubgraphExecutionState
+from nl2sql.pushdown import FuseError, fuse_plans, runs_in
 from nl2sql.reasoning.base import ASTPlannerResponse, PlanCandidate, PlanRequest
 from nl2sql.settings import reference_date
 
@@ -41,6 +44,8 @@ class ASTPlannerNode:
         )
         attempt = state.retry_count
         try:
+            if sq.pushed_down is not None:
+                return self._fused(sq, request, ctx, attempt)
             response = ctx.models.skill(AST_PLANNER).plan(request)
         except Exception as exc:
             failure = skill_failure(NODE, exc, ErrorCode.PLANNING_FAILURE, retryable=True,
@@ -59,6 +64,35 @@ class ASTPlannerNode:
                             response.reasoning or "the question could not be planned",
                             sub_query_id=sq.id, attempt=attempt)
             return {"ast_planner_response": response, "errors": [failure], "reasoning": [note]}
+        return {"ast_planner_response": response, "reasoning": [note]}
+
+    def _fused(self, sq: SubQuery, request: PlanRequest, ctx: NL2SQLContext, attempt: int) -> dict[str, Any]:
+        """Plan each part of a pushed-down group, then fuse the plans into one query."""
+        pushed = sq.pushed_down
+        assert pushed is not None
+        plans, notes, confidence = [], [], 1.0
+        for part in pushed.parts:
+            response = ctx.models.skill(AST_PLANNER).plan(replace(request, sub_query=part))
+            notes.append(f"'{part.intent}': {response.reasoning}")
+            if response.plan is None:
+                message = f"part '{part.intent}' could not be planned: {response.reasoning or 'no plan'}"
+                failure = error(NODE, ErrorCode.PLANNING_FAILURE, message, sub_query_id=sq.id, attempt=attempt)
+                return {"ast_planner_response": ASTPlannerResponse(plan=None, confidence=0.0, reasoning=message),
+                        "errors": [failure], "reasoning": [reasoning(NODE, message, attempt=attempt)]}
+            plans.append(response.plan)
+            confidence = min(confidence, response.confidence)
+        where = runs_in(ctx.datasources[sq.datasource_id].dialect, sq.datasource_id)
+        try:
+            plan = fuse_plans(pushed, plans, ctx.schemas.get(sq.datasource_id))
+        except FuseError as exc:
+            message = f"the {pushed.operation} cannot run as one query in {where}: {exc}"
+            failure = error(NODE, ErrorCode.PLANNING_FAILURE, message, sub_query_id=sq.id, attempt=attempt)
+            return {"ast_planner_response": ASTPlannerResponse(plan=None, confidence=0.0, reasoning=message),
+                    "errors": [failure], "reasoning": [reasoning(NODE, message, attempt=attempt)]}
+        text = (f"{pushed.operation} of {len(plans)} parts pushed down: runs as one query in {where}; "
+                + "; ".join(notes))
+        response = ASTPlannerResponse(plan=plan, confidence=confidence, reasoning=text)
+        note = reasoning(NODE, text, confidence=confidence, attempt=attempt, runs_in=where)
         return {"ast_planner_response": response, "reasoning": [note]}
 
 

@@ -37,7 +37,7 @@ class ExecutorNode:
             return self._fail(error(NODE, ErrorCode.INVALID_STATE, f"datasource {sq.datasource_id!r} is not registered", **tag))
         snapshot = ctx.schemas.get(sq.datasource_id)
         ran = run_guarded(ctx, adapter, sql, allowed_tables=[t.key for t in snapshot.tables], node=NODE,
-                          unreadable=ErrorCode.SQL_GEN_FAILED, **tag)
+                          unreadable=ErrorCode.SQL_GEN_FAILED, row_budget=state.row_budget, **tag)
         if ran.error is not None:
             return self._fail(ran.error)
         frame, row_cap = ran.frame, ran.row_cap
