@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from rich.console import Console
+    from rich.table import Table
 
     from nl2sql.result import QueryResult
 
@@ -16,28 +18,22 @@ _STATUS_STYLE = {"success": "bold green", "error": "bold red", "needs_approval":
 def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -> None:
     from rich.panel import Panel
     from rich.syntax import Syntax
-    from rich.table import Table
+
+    from rich.markup import escape
 
     style = _STATUS_STYLE.get(result.status, "bold")
     console.print(f"[bold]Q:[/bold] {_echo(result.question)}")
     console.print(f"[{style}]{result.status}[/{style}]  ({result.timings['total_s']:.2f}s)")
     if result.answer:
-        console.print(Panel(result.answer, title="answer", expand=False))
+        console.print(Panel(f"[bold]{escape(result.answer)}[/bold]", title="answer", expand=False))
+    table = result.table()
+    if table is not None and table.num_rows > 1:
+        console.print(result_table(result, table, max_rows))
     for out in result.sub_queries:
         if out.sql_draft:
             source = out.sub_query.datasource_id if out.sub_query else out.subgraph_id
             title = f"{source} · {out.dialect} · {out.status}"
             console.print(Panel(Syntax(out.sql_draft, "sql", word_wrap=True), title=title, expand=False))
-    table = result.table()
-    if table is not None and table.num_rows > 1:
-        view = Table(*table.column_names, show_lines=False)
-        for row in table.slice(0, max_rows).to_pylist():
-            view.add_row(*(_cell(v) for v in row.values()))
-        if table.num_rows > max_rows:
-            view.caption = f"{max_rows} of {table.num_rows} rows"
-        console.print(view)
-    from rich.markup import escape
-
     # Messages may hold brackets ("api_key in [models]") that rich would read as markup.
     for err in result.errors:
         console.print(f"[red]{err.error_code.value}[/red] ({err.node}): {escape(err.message)}")
@@ -70,9 +66,21 @@ def print_usage(console: Console, usage: dict[str, Any]) -> None:
     )
 
 
-def _cell(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return "" if value is None else str(value)
+def result_table(result: QueryResult, table: pa.Table, max_rows: int = 10) -> Table:
+    """The first rows as a rich Table: human labels as headers, which wrap or fold on a narrow
+    terminal rather than being cut to look-alikes; numbers formatted and right-aligned."""
+    from rich.table import Column, Table
+
+    from nl2sql.labels import arrow_kind, result_columns
+    from nl2sql.notebook.formatting import formatted_rows
+
+    columns = result_columns(result, table)
+    labels = {c.name: c.label for c in columns}
+    heads = [Column(labels.get(f.name, f.name), overflow="fold",
+                    justify="right" if arrow_kind(f.type) == "number" else "left") for f in table.schema]
+    view = Table(*heads, show_lines=False)
+    for row in formatted_rows(table, columns, 0, max_rows):
+        view.add_row(*row)
+    if table.num_rows > max_rows:
+        view.caption = f"{max_rows} of {table.num_rows:,} rows"
+    return view

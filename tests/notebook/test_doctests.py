@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["nl2sql.notebook.args", "nl2sql.notebook.chart", "nl2sql.notebook.highlight",
+MODULES = ["nl2sql.notebook.args", "nl2sql.notebook.chart_draw", "nl2sql.notebook.formatting",
+           "nl2sql.labels", "nl2sql.notebook.highlight",
            "nl2sql.notebook.hints", "nl2sql.notebook.magic", "nl2sql.notebook.plan_tree"]
 
 
