@@ -18,7 +18,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from nl2sql.plan import Aggregate, Arithmetic, Case, Cast, ColumnRef, Expr, Extract, Function, PlanModel, walk
+from nl2sql.plan import (
+    Aggregate,
+    Arithmetic,
+    Cast,
+    ColumnRef,
+    Expr,
+    Extract,
+    Function,
+    PlanModel,
+    walk,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -105,7 +115,19 @@ def describe_columns(columns: Sequence[tuple[str, Kind]], sources: Sequence[Sour
         found = [_guessed(name, kind) for name, kind in columns]
     else:
         found = [_one(name, kind, sources, by_role) for name, kind in columns]
+        only = sources[0].plan if len(sources) == 1 else None
+        if only is not None and len(only.select) == len(columns):
+            # an unaliased expression gets an engine's own name ("max(net)"): match by position
+            found = [_positional(info, only, i, columns[i][1]) for i, info in enumerate(found)]
     return _distinct_labels(found, by_role)
+
+
+def _positional(info: ColumnInfo, plan: PlanModel, index: int, kind: Kind) -> ColumnInfo:
+    item = plan.select[index]
+    if _from_plan(info.name, kind, plan) is not None or item.alias is not None:
+        return info
+    label, role = _item(info.name, item.expr, kind, plan)
+    return ColumnInfo(info.name, label, role, item.expr.func if isinstance(item.expr, Aggregate) else "")
 
 
 def _guessed(name: str, kind: Kind) -> ColumnInfo:
@@ -211,12 +233,18 @@ def _measure_label(name: str, expr: Expr, plan: PlanModel) -> str:
         if column is None:
             return _plural_label(table)
         if expr.distinct and is_key_name(column) and len(words(column)) > 1:
-            return _plural_label(" ".join(words(column)[:-1]))
+            return _plural(humanize("_".join(words(column)[:-1])))  # distinct customer ids: "Customers"
         return f"{'Distinct ' if expr.distinct else ''}{humanize(column)}{'' if expr.distinct else ' count'}"
     if column is None:
         return humanize(name)
     label = humanize(column)
     return f"{_FUNC_WORDS[expr.func]} {label[:1].lower() + label[1:] if not words(column)[0].isupper() else label}"
+
+
+def _plural(label: str) -> str:
+    if label.endswith("s"):
+        return label
+    return label[:-1] + "ies" if label.endswith("y") and label[-2:-1] not in tuple("aeiou") else label + "s"
 
 
 def _plural_label(name: str) -> str:
@@ -268,9 +296,9 @@ def _distinct_labels(found: list[ColumnInfo], by_role: dict[str, Source]) -> lis
         counts[info.label] = counts.get(info.label, 0) + 1
     out = []
     for info in found:
-        if counts[info.label] > 1:
-            role = next((r for r in by_role if info.name.endswith(f"_{r}")), None)
-            where = (by_role[role].datasource or role) if role else info.name
+        role = next((r for r in by_role if info.name.endswith(f"_{r}")), None)
+        if counts[info.label] > 1 and role is not None:
+            where = by_role[role].datasource or role
             info = ColumnInfo(info.name, f"{info.label} ({where})", info.role, info.aggregate)
         out.append(info)
     seen: set[str] = set()

@@ -40,7 +40,8 @@ def _notebook(path: Path) -> None:
     }))
 
 
-def _start_lab(folder: Path) -> tuple[subprocess.Popen, str]:
+def _start_lab(folder: Path, notebook: str = "tabs.ipynb") -> tuple[subprocess.Popen, str]:
+    """JupyterLab serving `folder` on a free loopback port; (server, URL of `notebook`)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -64,7 +65,7 @@ def _start_lab(folder: Path) -> tuple[subprocess.Popen, str]:
     for _ in range(100):
         try:
             with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
-                return server, f"{base}/lab/tree/tabs.ipynb?token={token}"
+                return server, f"{base}/lab/tree/{notebook}?token={token}"
         except OSError:
             time.sleep(0.3)
     server.terminate()

@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pyarrow as pa
     from rich.console import Console
     from rich.table import Table
 
+    from nl2sql.labels import ColumnInfo
     from nl2sql.result import QueryResult
 
 _STATUS_STYLE = {"success": "bold green", "error": "bold red", "needs_approval": "bold yellow",
@@ -16,10 +19,9 @@ _STATUS_STYLE = {"success": "bold green", "error": "bold red", "needs_approval":
 
 
 def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -> None:
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.syntax import Syntax
-
-    from rich.markup import escape
 
     style = _STATUS_STYLE.get(result.status, "bold")
     console.print(f"[bold]Q:[/bold] {_echo(result.question)}")
@@ -67,14 +69,21 @@ def print_usage(console: Console, usage: dict[str, Any]) -> None:
 
 
 def result_table(result: QueryResult, table: pa.Table, max_rows: int = 10) -> Table:
-    """The first rows as a rich Table: human labels as headers, which wrap or fold on a narrow
-    terminal rather than being cut to look-alikes; numbers formatted and right-aligned."""
+    """The answer's first rows as a rich Table headed by the columns' human labels."""
+    from nl2sql.labels import result_columns
+
+    return rich_table(table, result_columns(result, table), max_rows)
+
+
+def rich_table(table: pa.Table, columns: Sequence[ColumnInfo], max_rows: int = 10) -> Table:
+    """The first rows as a rich Table. Headers fold or wrap on a narrow terminal rather than
+    being cut with "…" (two long labels cut alike would look like one column twice); numbers
+    are formatted as everywhere else and right-aligned."""
     from rich.table import Column, Table
 
-    from nl2sql.labels import arrow_kind, result_columns
+    from nl2sql.labels import arrow_kind
     from nl2sql.notebook.formatting import formatted_rows
 
-    columns = result_columns(result, table)
     labels = {c.name: c.label for c in columns}
     heads = [Column(labels.get(f.name, f.name), overflow="fold",
                     justify="right" if arrow_kind(f.type) == "number" else "left") for f in table.schema]

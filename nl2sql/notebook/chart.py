@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from nl2sql.labels import ColumnInfo, arrow_kind, describe_columns
 
@@ -68,6 +68,7 @@ def choose_chart(table: pa.Table | None, columns: Sequence[ColumnInfo] | None = 
         return ChartSpec("none", titles=titles)
     time = [c.name for c in infos if c.role == "time"]
     categories = [c.name for c in infos if c.role == "category"]
+    labels: tuple[str, ...]
     if time:
         kind: Kind = "line"
         x, labels = time[0], (time[0],)
@@ -127,7 +128,9 @@ def _peak(table: pa.Table, column: str) -> float:
 def chart_rows(table: pa.Table, spec: ChartSpec, limit: int) -> list[dict[str, object]]:
     """The rows a chart draws: the first `limit`, in time order when x is a time axis."""
     if not spec.sort_x or spec.x is None:
-        return list(table.slice(0, limit).to_pylist())
-    rows = table.to_pylist()
-    rows.sort(key=lambda r: (r[spec.x] is None, str(type(r[spec.x])), r[spec.x] if r[spec.x] is not None else 0))
+        head: list[dict[str, object]] = table.slice(0, limit).to_pylist()
+        return head
+    x = spec.x
+    rows: list[dict[str, Any]] = table.to_pylist()
+    rows.sort(key=lambda r: (r[x] is None, type(r[x]).__name__, r[x] if r[x] is not None else 0))
     return rows[:limit]

@@ -23,7 +23,6 @@ MAX_POINTS = 40
 _W, _LEFT, _RIGHT, _TOP = 600, 84, 12, 8
 _PLOT_H = {1: 190, 2: 130, 3: 100}  # plot height by number of panels
 _HEAD = 18  # a panel's title or legend row
-_X_LABELS = 62  # room for the rotated x labels
 _COLORS = ("#4c78a8", "#f58518", "#54a24b")
 
 
@@ -36,7 +35,9 @@ def chart_svg(table: pa.Table | None, spec: ChartSpec) -> str:
     axes = spec.axes()
     plot_h = _PLOT_H.get(len(axes), 100)
     heads = [_head_rows(panel, spec) for panel in axes]
-    height = _TOP + sum(h * _HEAD + plot_h + 10 for h in heads) + _X_LABELS + 16
+    # room for the x labels, rotated 35°: about 3.6 px of height per character
+    x_labels = 22 + int(3.6 * max((len(n[:18]) for n in names), default=0))
+    height = _TOP + sum(h * _HEAD + plot_h + 10 for h in heads) + x_labels + 16
     what = ", ".join(spec.title(y) for y in spec.y)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{height}" '
@@ -48,8 +49,8 @@ def chart_svg(table: pa.Table | None, spec: ChartSpec) -> str:
     for panel, head in zip(axes, heads, strict=True):
         series = [[_number(r[name]) for r in rows] for name in panel]
         top += head * _HEAD
-        scale = _Scale(min(0.0, *(v for s in series for v in s)),
-                       max(0.0, *(v for s in series for v in s)) or 1.0, top, plot_h)
+        low, high = min(0.0, *(v for s in series for v in s)), max(0.0, *(v for s in series for v in s))
+        scale = _Scale(low, high if high > low else low + 1.0, top, plot_h)
         parts += _panel_head(panel, spec, top - head * _HEAD, series_index)
         parts += _y_axis(scale)
         colors = tuple(_COLORS[(series_index + i) % len(_COLORS)] for i in range(len(panel)))

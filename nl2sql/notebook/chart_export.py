@@ -8,6 +8,7 @@ labels).
 from __future__ import annotations
 
 import io
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,7 +73,7 @@ def chart_png(table: pa.Table, spec: ChartSpec, dpi: int = 120) -> bytes:
     for ax, panel in zip(plots, axes_spec, strict=True):
         width = 0.8 / len(panel)
         for s, name in enumerate(panel):
-            values = [float(r[name]) if r[name] is not None else 0.0 for r in rows]
+            values = [_number(r[name]) for r in rows]
             if spec.kind == "bar":
                 ax.bar([p - 0.4 + width * (s + 0.5) for p in positions], values, width,
                        color=_COLORS[color % 3], label=spec.title(name))
@@ -92,3 +93,7 @@ def chart_png(table: pa.Table, spec: ChartSpec, dpi: int = 120) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})
     return buffer.getvalue()
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float, Decimal)) else 0.0

@@ -23,7 +23,7 @@ Formatter = Callable[[object], str]
 def column_formatter(values: Sequence[object], info: ColumnInfo | None = None) -> Formatter:
     """How to write every value of one column (`values`: the column's values, or a sample)."""
     plain = info is not None and info.role in ("key", "time")
-    numbers = [float(v) for v in values if _is_number(v)]
+    numbers = [float(v) for v in values if isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)]
     decimals = _decimals(numbers)
 
     def write(value: object) -> str:

@@ -8,11 +8,11 @@ to run. Sections other than the answer are `<details>` blocks, closed, so the ou
 
 from __future__ import annotations
 
-from html import escape
 from collections.abc import Sequence
+from html import escape
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.labels import ColumnInfo, result_columns
+from nl2sql.labels import ColumnInfo, arrow_kind, result_columns
 from nl2sql.notebook import sections
 from nl2sql.notebook.chart import choose_chart
 from nl2sql.notebook.chart_draw import chart_svg
@@ -31,7 +31,8 @@ _STATUS_COLORS = {"success": "#2e7d32", "needs_approval": "#b26a00", "not_answer
                   "error": "#c62828"}
 _TABLE = 'style="border-collapse:collapse;font-size:12px"'
 _CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:left"'
-_NUMBER_CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:right"'
+_NUMBER_CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:right;white-space:nowrap"'
+_DATE_CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:left;white-space:nowrap"'
 _ANSWER = "font-size:1.3em;font-weight:600;line-height:1.35;margin:4px 0 8px 0"
 
 
@@ -110,22 +111,17 @@ def table_html(table: pa.Table, start: int, count: int, columns: Sequence[Column
     alias in each header's tooltip), numbers right-aligned, with a caption saying which rows."""
     labels = {c.name: c.label for c in columns or ()}
     head = "".join(f'<th {_CELL} title="{escape(c)}">{escape(labels.get(c, c))}</th>' for c in table.column_names)
-    numeric = [_is_numeric(table.schema.field(i).type) for i in range(table.num_columns)]
+    kinds = [arrow_kind(f.type) for f in table.schema]
+    styles = [_NUMBER_CELL if k == "number" else _DATE_CELL if k == "date" else _CELL for k in kinds]
     rows = []
     for row in formatted_rows(table, columns, start, count):
-        rows.append("<tr>" + "".join(f"<td {_NUMBER_CELL if numeric[i] else _CELL}>{escape(v)}</td>"
-                                     for i, v in enumerate(row)) + "</tr>")
+        rows.append("<tr>" + "".join(f"<td {styles[i]}>{escape(v)}</td>" for i, v in enumerate(row)) + "</tr>")
     end = min(start + count, table.num_rows)
     caption = (f"<caption>rows {start + 1:,}–{end:,} of {table.num_rows:,}</caption>"
                if table.num_rows > count else "")
-    return (f'<table class="nl2sql-table" {_TABLE}>{caption}<thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def _is_numeric(t: pa.DataType) -> bool:
-    import pyarrow.types as pt
-
-    return bool(pt.is_integer(t) or pt.is_floating(t) or pt.is_decimal(t))
+    # a wide table scrolls sideways instead of being cut at the output's edge
+    return (f'<div style="overflow-x:auto"><table class="nl2sql-table" {_TABLE}>{caption}<thead><tr>{head}'
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def plan_html(result: QueryResult) -> str:

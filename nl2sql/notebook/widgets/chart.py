@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from nl2sql.labels import ColumnInfo
 
 _LABELS = {"bar": "bar chart", "line": "line chart", "none": "no chart"}
-_LINK = "margin-right:12px"
+_LINK = "margin-right:12px;color:#1565c0;text-decoration:underline"
 
 
 class ChartView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
