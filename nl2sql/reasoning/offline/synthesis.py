@@ -30,7 +30,7 @@ from decimal import Decimal
 from typing import Any
 
 from nl2sql.labels import Kind, describe_columns, humanize, table_noun
-from nl2sql.plan import PlanModel
+from nl2sql.plan import ColumnRef, PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
 from nl2sql.reasoning.offline.reading import (
     counts_subject,
@@ -232,7 +232,7 @@ def _count_of(r: ResultPreview, dims: list[int]) -> str:
     words = r.column_label(dims[0]).lower().split() if len(dims) == 1 else []
     if len(words) > 1 and words[-1] in ("name", "title", "label", "id", "code"):
         words = words[:-1]
-    noun = _plural(" ".join(words)) if words else _table_noun(r)
+    noun = _plural(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
     more = "+" if r.truncated else ""
     return f"{r.row_count:,}{more} {noun}"
 
@@ -271,11 +271,17 @@ def _listed(r: ResultPreview) -> str:
     return f"{r.row_count:,} {noun} match."
 
 
-def _table_noun(r: ResultPreview) -> str:
-    """"customers" for a plan over `customers` (or `Customer`), else "rows"."""
+def _table_noun(r: ResultPreview, column: int | None = None) -> str:
+    """"customers" for the table `column` was read from (`Customer`, `tblCustomers`), or for
+    the plan's first table; "rows" without a plan."""
     if r.plan is None or not r.plan.tables:
         return "rows"
-    return _plural(humanize(table_noun(r.plan.tables[0].name)).lower())
+    name = r.plan.tables[0].name
+    if column is not None and column < len(r.plan.select):
+        expr = r.plan.select[column].expr
+        if isinstance(expr, ColumnRef) and expr.table is not None:
+            name = r.plan.alias_map().get(expr.table, name)
+    return _plural(humanize(table_noun(name)).lower())
 
 
 def _spread(r: ResultPreview, dims: list[int], m: int) -> str:
@@ -284,6 +290,8 @@ def _spread(r: ResultPreview, dims: list[int], m: int) -> str:
     counted = info is not None and info.aggregate == "count"
     label = r.column_label(m)
     noun = label[:1].lower() + label[1:] if not label[:2].isupper() else label
+    if counted and noun.endswith(" count"):
+        noun = _plural(noun[: -len(" count")])  # a count of rows reads "the most <rows>"
     most, least = ("most", "fewest") if counted else ("highest", "lowest")
 
     roles = _roles(r)

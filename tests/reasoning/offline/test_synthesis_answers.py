@@ -60,16 +60,16 @@ def test_a_cut_list_says_the_table_shows_the_first_rows():
     assert synthesize("patients", [preview]).answer == "At least 1,000 patients match; the table shows the first 1,000."
 
 
-STATE = col("state_name")
-POP = Aggregate(func="sum", arg=col("population"))
+SITE = col("site_name")
+STOCK = Aggregate(func="sum", arg=col("stock_units"))
 
 
 def test_a_superlative_names_the_winner_instead_of_echoing_the_question():
-    question = "Which state has the largest population?"
-    p = plan("city", [(STATE, "state_name"), (POP, "sum_population")], [STATE],
-             order_by=[OrderItem(expr=POP, direction="desc")], limit=1)
-    text = answer(question, p, ["state_name", "sum_population"], [("california", 39538223)])
-    assert text == "California has the highest total population (39,538,223)."
+    question = "Which depot site holds the largest stock?"
+    p = plan("depot", [(SITE, "site_name"), (STOCK, "sum_stock_units")], [SITE],
+             order_by=[OrderItem(expr=STOCK, direction="desc")], limit=1)
+    text = answer(question, p, ["site_name", "sum_stock_units"], [("north yard", 3400125)])
+    assert text == "North yard has the highest total stock units (3,400,125)."
     assert not text.lower().startswith("which") and not _echoes(question, text)
 
 
@@ -112,3 +112,18 @@ def test_a_single_count_is_a_sentence_not_the_question(question):
     p = plan("tblPatient", [(Aggregate(func="count"), "count_patients")])
     text = answer(question, p, ["count_patients"], [(1234,)])
     assert "1,234" in text and not _echoes(question, text)
+
+
+def test_a_ranking_names_its_leader_and_what_was_ranked():
+    from nl2sql.plan import Comparison, Join
+
+    given, family = ColumnRef(table="c", name="GivenName"), ColumnRef(table="c", name="FamilyName")
+    count = Aggregate(func="count")
+    p = PlanModel(tables=[TableRef(name="Sale", alias="s"), TableRef(name="Client", alias="c")],
+                  joins=[Join(alias="c", on=Comparison(op="=", left=ColumnRef(table="s", name="ClientId"),
+                                                      right=ColumnRef(table="c", name="Id")))],
+                  select=[SelectItem(expr=given), SelectItem(expr=family), SelectItem(expr=count, alias="SaleCount")],
+                  group_by=[given, family], order_by=[OrderItem(expr=count, direction="desc")], limit=3)
+    rows = [("Ann", "Lee", 40), ("Bo", "Ek", 31), ("Cy", "Po", 9)]
+    text = answer("Top 3 clients by sales", p, ["GivenName", "FamilyName", "SaleCount"], rows)
+    assert text == "Ann Lee has the most sales (40) of the 3 clients listed."
