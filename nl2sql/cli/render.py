@@ -80,15 +80,23 @@ def rich_table(table: pa.Table, columns: Sequence[ColumnInfo], max_rows: int = 1
     being cut with "…" (two long labels cut alike would look like one column twice); numbers
     are formatted as everywhere else and right-aligned."""
     from rich.table import Column, Table
+    from rich.text import Text
 
     from nl2sql.labels import arrow_kind
     from nl2sql.notebook.formatting import formatted_rows
 
     labels = {c.name: c.label for c in columns}
-    heads = [Column(labels.get(f.name, f.name), overflow="fold",
-                    justify="right" if arrow_kind(f.type) == "number" else "left") for f in table.schema]
+    rows = formatted_rows(table, columns, 0, max_rows)
+    heads = []
+    for f in table.schema:
+        kind = arrow_kind(f.type)
+        # The header folds (its own overflow) and so do numbers and dates (no digit is lost);
+        # a long word of text (an email) is cut with "…" rather than folded over five lines.
+        heads.append(Column(Text(labels.get(f.name, f.name), overflow="fold"),
+                            overflow="ellipsis" if kind == "text" else "fold",
+                            justify="right" if kind == "number" else "left"))
     view = Table(*heads, show_lines=False)
-    for row in formatted_rows(table, columns, 0, max_rows):
+    for row in rows:
         view.add_row(*row)
     if table.num_rows > max_rows:
         view.caption = f"{max_rows} of {table.num_rows:,} rows"
