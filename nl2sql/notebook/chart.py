@@ -9,16 +9,19 @@ column types alone.
   does one row.
 
 The reader may still draw another kind (`with_kind`). Axis titles and legends use the columns'
-human labels; drawing is in `chart_draw` (SVG) and `chart_export` (PNG/SVG files).
+human labels; drawing is in `chart_draw` (SVG, re-exported here) and `chart_export` (files).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from nl2sql.labels import ColumnInfo, arrow_kind, describe_columns
+from nl2sql.notebook.chart_draw import chart_svg
+
+__all__ = ["KINDS", "ChartSpec", "Kind", "chart_svg", "choose_chart", "split_by_scale", "with_kind"]
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -123,14 +126,3 @@ def split_by_scale(table: pa.Table, measures: Sequence[str]) -> tuple[tuple[str,
 def _peak(table: pa.Table, column: str) -> float:
     values = [abs(float(v)) for v in table.column(column).to_pylist() if v is not None]
     return max(values, default=0.0)
-
-
-def chart_rows(table: pa.Table, spec: ChartSpec, limit: int) -> list[dict[str, object]]:
-    """The rows a chart draws: the first `limit`, in time order when x is a time axis."""
-    if not spec.sort_x or spec.x is None:
-        head: list[dict[str, object]] = table.slice(0, limit).to_pylist()
-        return head
-    x = spec.x
-    rows: list[dict[str, Any]] = table.to_pylist()
-    rows.sort(key=lambda r: (r[x] is None, type(r[x]).__name__, r[x] if r[x] is not None else 0))
-    return rows[:limit]

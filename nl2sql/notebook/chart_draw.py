@@ -13,11 +13,12 @@ import math
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.notebook.chart import ChartSpec, chart_rows
 from nl2sql.notebook.formatting import format_date
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from nl2sql.notebook.chart import ChartSpec
 
 MAX_POINTS = 40
 _W, _LEFT, _RIGHT, _TOP = 600, 84, 12, 8
@@ -196,3 +197,14 @@ def _tick(value: float) -> str:
     if abs(value) >= 1000 or float(value).is_integer():
         return f"{value:,.0f}"
     return f"{value:,.2f}"
+
+
+def chart_rows(table: pa.Table, spec: ChartSpec, limit: int) -> list[dict[str, object]]:
+    """The rows a chart draws: the first `limit`, in time order when x is a time axis."""
+    if not spec.sort_x or spec.x is None:
+        head: list[dict[str, object]] = table.slice(0, limit).to_pylist()
+        return head
+    x = spec.x
+    rows: list[dict[str, Any]] = table.to_pylist()
+    rows.sort(key=lambda r: (r[x] is None, type(r[x]).__name__, r[x] if r[x] is not None else 0))
+    return rows[:limit]

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nl2sql.errors import NL2SQLError
-from nl2sql.notebook.chart import ChartSpec, Kind, chart_rows, choose_chart, with_kind
-from nl2sql.notebook.chart_draw import MAX_POINTS, chart_svg
+from nl2sql.notebook.chart import ChartSpec, Kind, choose_chart, with_kind
+from nl2sql.notebook.chart_draw import MAX_POINTS, chart_rows, chart_svg
 from nl2sql.notebook.formatting import format_value
 
 if TYPE_CHECKING:
