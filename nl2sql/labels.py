@@ -119,7 +119,22 @@ def describe_columns(columns: Sequence[tuple[str, Kind]], sources: Sequence[Sour
         if only is not None and len(only.select) == len(columns):
             # an unaliased expression gets an engine's own name ("max(net)"): match by position
             found = [_positional(info, only, i, columns[i][1]) for i, info in enumerate(found)]
+        if only is not None:
+            found = _ranked(found, only)
     return _distinct_labels(found, by_role)
+
+
+def _ranked(found: list[ColumnInfo], plan: PlanModel) -> list[ColumnInfo]:
+    """A top-N of rows by a number ("the 5 priciest items") ranks a measure per entity: the
+    ordered number is the measure and the entity's text names the bars."""
+    if plan.limit is None or not plan.order_by or any(c.role == "measure" for c in found):
+        return found
+    key = plan.order_by[0].expr
+    name = key.name if isinstance(key, ColumnRef) else None
+    if not any(c.name == name and c.role == "value" for c in found):
+        return found
+    return [ColumnInfo(c.name, c.label, "measure") if c.name == name
+            else ColumnInfo(c.name, c.label, "category") if c.role == "text" else c for c in found]
 
 
 def _positional(info: ColumnInfo, plan: PlanModel, index: int, kind: Kind) -> ColumnInfo:

@@ -85,3 +85,18 @@ def test_labels_are_always_distinct():
     found = describe_columns([("Region", "text"), ("region", "text")], [])
     assert len({c.label for c in found}) == 2
     assert found[0] == ColumnInfo("Region", "Region", "category")
+
+
+def test_a_top_n_by_a_number_ranks_a_measure_per_entity():
+    from nl2sql.plan import OrderItem
+
+    p = PlanModel(tables=[TableRef(name="Product", alias="t")],
+                  select=[SelectItem(expr=col("ProductName")), SelectItem(expr=col("ListPrice")),
+                          SelectItem(expr=col("ProductID"))],
+                  order_by=[OrderItem(expr=col("ListPrice"), direction="desc")], limit=5)
+    found = describe_columns([("ProductName", "text"), ("ListPrice", "number"), ("ProductID", "number")], [Source(p)])
+    assert [c.role for c in found] == ["category", "measure", "key"]
+    unranked = p.model_copy(update={"limit": None})
+    found = describe_columns([("ProductName", "text"), ("ListPrice", "number"), ("ProductID", "number")],
+                             [Source(unranked)])
+    assert [c.role for c in found] == ["text", "value", "key"]  # a sorted list is still a list
