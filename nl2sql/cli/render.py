@@ -29,7 +29,7 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
     if result.answer:
         console.print(Panel(f"[bold]{escape(result.answer)}[/bold]", title="answer", expand=False))
     table = result.table()
-    if table is not None and table.num_rows > 1:
+    if table is not None and (table.num_rows > 1 or table.num_columns > 1):  # one value: the answer says it
         console.print(result_table(result, table, max_rows))
     for out in result.sub_queries:
         if out.sql_draft:

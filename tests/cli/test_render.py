@@ -79,3 +79,10 @@ def test_ask_prints_labels_and_formatted_numbers_not_aliases(capsys, tmp_path, m
     assert "Support tickets" in out and "Difference" in out
     assert "count_orders_left" not in out and "_diff" not in out
     assert out.index("differs most") < out.index("SELECT")  # the answer before the SQL
+
+
+def test_a_list_answer_is_a_count_in_words_and_its_table(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "List the customers in California"]) == 0
+    out = capsys.readouterr().out
+    assert "customers match." in out and "Email" in out  # the count in words, the rows in the table
