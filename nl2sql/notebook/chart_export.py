@@ -82,6 +82,7 @@ def chart_png(table: pa.Table, spec: ChartSpec, dpi: int = 120) -> bytes:
                         label=spec.title(name))
             color += 1
         ax.axhline(0, color="#888", linewidth=0.8)
+        ax.set_axisbelow(True)  # grid lines behind the bars
         ax.grid(axis="y", color="#eee")
         ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:,.0f}" if abs(v) >= 1000 or v == int(v) else f"{v:,.2f}")
         if len(panel) == 1:
