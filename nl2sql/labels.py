@@ -43,6 +43,7 @@ Kind = Literal["number", "date", "text"]
 _SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[^0-9A-Za-z\u00C0-\uFFFF]+")
 _KEY_WORDS = {"id", "ids", "uuid", "guid", "key", "pk", "fk", "code", "sku", "zip", "postcode", "phone"}
 _TIME_WORDS = {"year", "quarter", "month", "week", "day", "date", "hour", "period"}
+_PART_SHORT = ("yr", "yy", "yyyy", "mon", "mo", "mm", "mth", "qtr", "dd", "dy", "part", "num", "no")
 _FUNC_WORDS = {"sum": "Total", "avg": "Average", "min": "Lowest", "max": "Highest"}
 _MECHANICAL = {"count", "cnt", "num", "number", "n", "of", "total", "sum", "avg", "average", "mean",
                "min", "max", "minimum", "maximum", "distinct", "unique", "value", "diff"}
@@ -210,7 +211,8 @@ def _item(name: str, expr: Expr, kind: Kind, plan: PlanModel) -> tuple[str, Role
     if _has_aggregate(expr):
         return _measure_label(name, expr, plan), "measure"
     if isinstance(expr, Extract):
-        return (humanize(name) if not _mechanical(name, [expr.part]) else expr.part.title()), "time"
+        plain = _mechanical(name, [expr.part, *_PART_SHORT])  # "yr", "month_num": just "Year", "Month"
+        return (expr.part.title() if plain else humanize(name)), "time"
     if isinstance(expr, Cast) and expr.to in ("date", "timestamp") and grouped:
         return humanize(name), "time"
     label = humanize(name)

@@ -48,6 +48,10 @@ class ChartSpec:
     def title(self, column: str) -> str:
         return dict(self.titles).get(column, column)
 
+    def x_title(self) -> str:
+        """The x axis title: the labels of every column naming a point ("First name, Last name")."""
+        return ", ".join(self.title(c) for c in self.labels or ((self.x,) if self.x else ()))
+
     def axes(self) -> tuple[tuple[str, ...], ...]:
         """The measures of each panel, top to bottom."""
         return self.panels or ((self.y,) if self.y else ())
@@ -72,9 +76,9 @@ def choose_chart(table: pa.Table | None, columns: Sequence[ColumnInfo] | None = 
     time = [c.name for c in infos if c.role == "time"]
     categories = [c.name for c in infos if c.role == "category"]
     labels: tuple[str, ...]
-    if time:
+    if time:  # year and month: one point per (year, month), named and ordered by both
         kind: Kind = "line"
-        x, labels = time[0], (time[0],)
+        x, labels = time[0], tuple(time)
     elif categories:
         kind, x, labels = "bar", categories[0], tuple(categories)
     else:

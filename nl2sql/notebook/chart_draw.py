@@ -43,7 +43,7 @@ def chart_svg(table: pa.Table | None, spec: ChartSpec) -> str:
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{height}" '
         f'viewBox="0 0 {_W} {height}" font-family="sans-serif" font-size="11" role="img">',
-        f"<title>{escape(spec.kind)} chart of {escape(what)} by {escape(spec.title(spec.x))}</title>",
+        f"<title>{escape(spec.kind)} chart of {escape(what)} by {escape(spec.x_title())}</title>",
     ]
     top = _TOP
     series_index = 0
@@ -58,7 +58,7 @@ def chart_svg(table: pa.Table | None, spec: ChartSpec) -> str:
         parts += _bars(series, scale, colors) if spec.kind == "bar" else _lines(series, scale, colors)
         series_index += len(panel)
         top += plot_h + 10
-    parts += _x_axis(names, top - 10, spec.title(spec.x), height)
+    parts += _x_axis(names, top - 10, spec.x_title(), height)
     parts.append("</svg>")
     return "".join(parts)
 
@@ -204,7 +204,8 @@ def chart_rows(table: pa.Table, spec: ChartSpec, limit: int) -> list[dict[str, o
     if not spec.sort_x or spec.x is None:
         head: list[dict[str, object]] = table.slice(0, limit).to_pylist()
         return head
-    x = spec.x
+    keys = spec.labels or (spec.x,)
     rows: list[dict[str, Any]] = table.to_pylist()
-    rows.sort(key=lambda r: (r[x] is None, type(r[x]).__name__, r[x] if r[x] is not None else 0))
+    rows.sort(key=lambda r: tuple((r[k] is None, type(r[k]).__name__, r[k] if r[k] is not None else 0)
+                                  for k in keys))
     return rows[:limit]

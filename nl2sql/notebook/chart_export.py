@@ -90,7 +90,7 @@ def chart_png(table: pa.Table, spec: ChartSpec, dpi: int = 120) -> bytes:
         else:
             ax.legend(loc="upper left", fontsize="small", frameon=False)
     plots[-1].set_xticks(positions, names, rotation=35, ha="right", fontsize="small")
-    plots[-1].set_xlabel(spec.title(spec.x))
+    plots[-1].set_xlabel(spec.x_title())
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})
     return buffer.getvalue()

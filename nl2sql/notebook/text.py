@@ -39,7 +39,7 @@ def render_text(result: QueryResult, *, details: bool = True) -> str:
         spec = choose_chart(table, columns)
         if spec.kind != "none" and spec.x is not None:
             measures = " | ".join(", ".join(spec.title(y) for y in axis) for axis in spec.axes())
-            out.append(f"Chart: {spec.kind} of {measures} by {spec.title(spec.x)}")
+            out.append(f"Chart: {spec.kind} of {measures} by {spec.x_title()}")
     out.extend(f"Error {e.error_code.value} ({e.node}): {e.message}" for e in sections.sorted_errors(result))
     out.extend(f"Warning {w.code}: {w.message}" for w in sections.sorted_warnings(result))
     if details:

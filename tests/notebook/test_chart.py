@@ -140,3 +140,14 @@ def test_png_and_svg_export(tmp_path):
         save_chart(table, spec, tmp_path / "sales.jpg")
     with pytest.raises(NL2SQLError, match="no chart to save"):
         save_chart(table, ChartSpec("none"), tmp_path / "none.png")
+
+
+def test_a_series_over_year_and_month_is_ordered_and_named_by_both():
+    year, month = Extract(part="year", expr=col("sold_at")), Extract(part="month", expr=col("sold_at"))
+    p = plan("Sale", [(year, "yr"), (month, "mon"), (Aggregate(func="count"), "cnt")], [year, month])
+    table = pa.table({"yr": [2024, 2023, 2024, 2023], "mon": [1, 12, 2, 11], "cnt": [5, 4, 6, 3]})
+    spec = choose_chart(table, infos(table, Source(p)))
+    assert (spec.kind, spec.labels, spec.x_title()) == ("line", ("yr", "mon"), "Year, Month")
+    svg = chart_svg(table, spec)
+    assert re.findall(r'rotate\(-35[^)]*\)">([^<]*)</text>', svg) == ["2023 11", "2023 12", "2024 1", "2024 2"]
+    assert ">Year, Month</text>" in svg
