@@ -244,7 +244,7 @@ def _measure_label(name: str, expr: Expr, plan: PlanModel) -> str:
         return humanize(name)
     column = _column_name(expr.arg)
     table = _table_name(plan)
-    if not _mechanical(name, [column or "", table, *( [] if column else ["rows"])]):
+    if not _mechanical(name, [column or "rows", table]):
         return humanize(name)
     if expr.func == "count":
         if column is None:
