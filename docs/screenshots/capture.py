@@ -5,6 +5,7 @@
 Starts JupyterLab on a free 127.0.0.1 port in a temporary folder, runs one `%%nl2sql` cell in
 Debian's headless Chromium (Playwright) and saves one PNG per tab beside this file
 (widget-answer.png, widget-plan.png, ...). Needs the dev extra, playwright and `chromium`.
+`answers.py` beside it captures a list, a compare and a time series answer the same way.
 """
 
 from __future__ import annotations
