@@ -13,6 +13,8 @@ from nl2sql.errors import ErrorCode, PipelineError, RunWarning
 from nl2sql.pipeline.subgraphs.schemas import SubgraphOutput
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas as pd
     import polars as pl
     import pyarrow as pa
@@ -114,6 +116,22 @@ class QueryResult:
         table = self.table()
         # from_arrow gives a Series only for an Array; a Table is always a DataFrame
         return cast(pl.DataFrame, pl.from_arrow(table)) if table is not None else pl.DataFrame()
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Each column of the answer table's human label, by its SQL alias (the frames keep the
+        aliases): {"count_orders_left": "Orders", ...}; {} when there is no table."""
+        from nl2sql.labels import result_columns
+
+        return {c.name: c.label for c in result_columns(self)}
+
+    def save_chart(self, path: str | Path, *, kind: Literal["bar", "line"] | None = None) -> Path:
+        """Save the answer's chart as PNG or SVG (by `path`'s suffix): the chart the widget
+        shows, or drawn as `kind`. PNG needs matplotlib (the `chart` extra)."""
+        from nl2sql.notebook.chart_export import result_chart, save_chart
+
+        table, spec = result_chart(self, kind)
+        return save_chart(table, spec, path)
 
     @property
     def frames(self) -> dict[str, pd.DataFrame]:

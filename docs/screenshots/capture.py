@@ -5,6 +5,7 @@
 Starts JupyterLab on a free 127.0.0.1 port in a temporary folder, runs one `%%nl2sql` cell in
 Debian's headless Chromium (Playwright) and saves one PNG per tab beside this file
 (widget-answer.png, widget-plan.png, ...). Needs the dev extra, playwright and `chromium`.
+`answers.py` beside it captures a list, a compare and a time series answer the same way.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def _notebook(path: Path) -> None:
     }))
 
 
-def _start_lab(folder: Path) -> tuple[subprocess.Popen, str]:
+def _start_lab(folder: Path, notebook: str = "tabs.ipynb") -> tuple[subprocess.Popen, str]:
+    """JupyterLab serving `folder` on a free loopback port; (server, URL of `notebook`)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -64,7 +66,7 @@ def _start_lab(folder: Path) -> tuple[subprocess.Popen, str]:
     for _ in range(100):
         try:
             with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
-                return server, f"{base}/lab/tree/tabs.ipynb?token={token}"
+                return server, f"{base}/lab/tree/{notebook}?token={token}"
         except OSError:
             time.sleep(0.3)
     server.terminate()

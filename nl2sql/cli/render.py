@@ -5,8 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from collections.abc import Sequence
 
+    import pyarrow as pa
+    from rich.console import Console
+    from rich.table import Table
+
+    from nl2sql.labels import ColumnInfo
     from nl2sql.result import QueryResult
 
 _STATUS_STYLE = {"success": "bold green", "error": "bold red", "needs_approval": "bold yellow",
@@ -14,30 +19,23 @@ _STATUS_STYLE = {"success": "bold green", "error": "bold red", "needs_approval":
 
 
 def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -> None:
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.syntax import Syntax
-    from rich.table import Table
 
     style = _STATUS_STYLE.get(result.status, "bold")
     console.print(f"[bold]Q:[/bold] {_echo(result.question)}")
     console.print(f"[{style}]{result.status}[/{style}]  ({result.timings['total_s']:.2f}s)")
     if result.answer:
-        console.print(Panel(result.answer, title="answer", expand=False))
+        console.print(Panel(f"[bold]{escape(result.answer)}[/bold]", title="answer", expand=False))
+    table = result.table()
+    if table is not None and (table.num_rows > 1 or table.num_columns > 1):  # one value: the answer says it
+        console.print(result_table(result, table, max_rows))
     for out in result.sub_queries:
         if out.sql_draft:
             source = out.sub_query.datasource_id if out.sub_query else out.subgraph_id
             title = f"{source} · {out.dialect} · {out.status}"
             console.print(Panel(Syntax(out.sql_draft, "sql", word_wrap=True), title=title, expand=False))
-    table = result.table()
-    if table is not None and table.num_rows > 1:
-        view = Table(*table.column_names, show_lines=False)
-        for row in table.slice(0, max_rows).to_pylist():
-            view.add_row(*(_cell(v) for v in row.values()))
-        if table.num_rows > max_rows:
-            view.caption = f"{max_rows} of {table.num_rows} rows"
-        console.print(view)
-    from rich.markup import escape
-
     # Messages may hold brackets ("api_key in [models]") that rich would read as markup.
     for err in result.errors:
         console.print(f"[red]{err.error_code.value}[/red] ({err.node}): {escape(err.message)}")
@@ -91,9 +89,36 @@ def print_usage(console: Console, usage: dict[str, Any]) -> None:
     )
 
 
-def _cell(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return "" if value is None else str(value)
+def result_table(result: QueryResult, table: pa.Table, max_rows: int = 10) -> Table:
+    """The answer's first rows as a rich Table headed by the columns' human labels."""
+    from nl2sql.labels import result_columns
+
+    return rich_table(table, result_columns(result, table), max_rows)
+
+
+def rich_table(table: pa.Table, columns: Sequence[ColumnInfo], max_rows: int = 10) -> Table:
+    """The first rows as a rich Table. Headers fold or wrap on a narrow terminal rather than
+    being cut with "…" (two long labels cut alike would look like one column twice); numbers
+    are formatted as everywhere else and right-aligned."""
+    from rich.table import Column, Table
+    from rich.text import Text
+
+    from nl2sql.labels import arrow_kind
+    from nl2sql.notebook.formatting import formatted_rows
+
+    labels = {c.name: c.label for c in columns}
+    rows = formatted_rows(table, columns, 0, max_rows)
+    heads = []
+    for f in table.schema:
+        kind = arrow_kind(f.type)
+        # The header folds (its own overflow) and so do numbers and dates (no digit is lost);
+        # a long word of text (an email) is cut with "…" rather than folded over five lines.
+        heads.append(Column(Text(labels.get(f.name, f.name), overflow="fold"),
+                            overflow="ellipsis" if kind == "text" else "fold",
+                            justify="right" if kind == "number" else "left"))
+    view = Table(*heads, show_lines=False)
+    for row in rows:
+        view.add_row(*row)
+    if table.num_rows > max_rows:
+        view.caption = f"{max_rows} of {table.num_rows:,} rows"
+    return view

@@ -8,11 +8,15 @@ to run. Sections other than the answer are `<details>` blocks, closed, so the ou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from nl2sql.labels import ColumnInfo, arrow_kind, result_columns
 from nl2sql.notebook import sections
-from nl2sql.notebook.chart import chart_svg, choose_chart
+from nl2sql.notebook.chart import choose_chart
+from nl2sql.notebook.chart_draw import chart_svg
+from nl2sql.notebook.formatting import formatted_rows
 from nl2sql.notebook.highlight import highlight_sql
 from nl2sql.notebook.plan_tree import plan_tree, tree_text
 from nl2sql.notebook.trace_view import to_json, trace_rows
@@ -28,6 +32,9 @@ _STATUS_COLORS = {"success": "#2e7d32", "needs_approval": "#b26a00", "needs_clar
                   "error": "#c62828"}
 _TABLE = 'style="border-collapse:collapse;font-size:12px"'
 _CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:left"'
+_NUMBER_CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:right;white-space:nowrap"'
+_DATE_CELL = 'style="border:1px solid #ddd;padding:2px 6px;text-align:left;white-space:nowrap"'
+_ANSWER = "font-size:1.3em;font-weight:600;line-height:1.35;margin:4px 0 8px 0"
 
 
 def render_html(result: QueryResult) -> str:
@@ -52,23 +59,29 @@ def section_bodies(result: QueryResult) -> list[tuple[str, str]]:
 
 
 def header_html(result: QueryResult) -> str:
+    """The question, small, with the run's status: the answer below it is what stands out."""
     color = _STATUS_COLORS.get(result.status, "#555")
-    return (f'<p><b>{escape(result.question)}</b> <span style="color:{color}">'
+    return (f'<p style="margin:2px 0;color:#555">{escape(result.question)} <span style="color:{color}">'
             f"[{escape(sections.status_line(result))}]</span></p>")
+
+
+def answer_text_html(result: QueryResult) -> str:
+    """The answer sentence(s), the most prominent text of the result ('' when there is none)."""
+    if not result.answer:
+        return ""
+    lines = [line for line in result.answer.split("\n") if line.strip()]
+    return "".join(f'<p class="nl2sql-answer" style="{_ANSWER}">{escape(line)}</p>' for line in lines)
 
 
 def answer_html(result: QueryResult) -> str:
     """The answer text, the held requests, the first rows of the table, the chart and problems."""
-    parts = []
-    if result.answer:
-        parts.append(f"<p>{escape(result.answer)}</p>")
-    parts.append(held_html(result))
-    parts.append(candidates_html(result))
+    parts = [answer_text_html(result), held_html(result), candidates_html(result)]
     table = result.table()
     if table is not None:
-        parts.append(table_html(table, 0, PREVIEW_ROWS))
+        columns = result_columns(result, table)
+        parts.append(table_html(table, 0, PREVIEW_ROWS, columns))
         parts.append(download_html(result.question, table))
-        parts.append(chart_svg(table, choose_chart(table)))
+        parts.append(chart_svg(table, choose_chart(table, columns)))
     parts.append(problems_html(result))
     return "".join(p for p in parts if p)
 
@@ -118,18 +131,22 @@ def problems_html(result: QueryResult) -> str:
     return "".join(parts)
 
 
-def table_html(table: pa.Table, start: int, count: int) -> str:
-    """Rows `start`..`start+count` of `table`, with a caption saying which rows these are."""
-    head = "".join(f"<th {_CELL}>{escape(c)}</th>" for c in table.column_names)
+def table_html(table: pa.Table, start: int, count: int, columns: Sequence[ColumnInfo] | None = None) -> str:
+    """Rows `start`..`start+count` of `table`, headed by the columns' human labels (the SQL
+    alias in each header's tooltip), numbers right-aligned, with a caption saying which rows."""
+    labels = {c.name: c.label for c in columns or ()}
+    head = "".join(f'<th {_CELL} title="{escape(c)}">{escape(labels.get(c, c))}</th>' for c in table.column_names)
+    kinds = [arrow_kind(f.type) for f in table.schema]
+    styles = [_NUMBER_CELL if k == "number" else _DATE_CELL if k == "date" else _CELL for k in kinds]
     rows = []
-    for row in table.slice(start, count).to_pylist():
-        rows.append("<tr>" + "".join(f"<td {_CELL}>{escape(format_value(v))}</td>" for v in row.values())
-                    + "</tr>")
+    for row in formatted_rows(table, columns, start, count):
+        rows.append("<tr>" + "".join(f"<td {styles[i]}>{escape(v)}</td>" for i, v in enumerate(row)) + "</tr>")
     end = min(start + count, table.num_rows)
     caption = (f"<caption>rows {start + 1:,}–{end:,} of {table.num_rows:,}</caption>"
                if table.num_rows > count else "")
-    return (f'<table class="nl2sql-table" {_TABLE}>{caption}<thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    # a wide table scrolls sideways instead of being cut at the output's edge
+    return (f'<div style="overflow-x:auto"><table class="nl2sql-table" {_TABLE}>{caption}<thead><tr>{head}'
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def plan_html(result: QueryResult) -> str:
@@ -198,12 +215,3 @@ def trace_html(result: QueryResult) -> str:
         fields = f" → {', '.join(row.fields)}" if row.fields else ""
         lines.append("  " * row.depth + row.label + fields)
     return f"<pre>{escape(chr(10).join(lines))}</pre>" if lines else ""
-
-
-def format_value(value: object) -> str:
-    """A cell as text: empty for NULL, thousands separators and two decimals for floats."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return str(value)

@@ -5,12 +5,14 @@ Deterministic like the HTML (no ids, timings or paths); the table is a fixed-wid
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from nl2sql.labels import ColumnInfo, arrow_kind, result_columns
 from nl2sql.notebook import sections
 from nl2sql.notebook.chart import choose_chart
+from nl2sql.notebook.formatting import formatted_rows
 from nl2sql.notebook.highlight import layout_sql
-from nl2sql.notebook.html import format_value
 from nl2sql.notebook.plan_tree import plan_tree, tree_text
 from nl2sql.notebook.trace_view import trace_rows
 
@@ -36,10 +38,12 @@ def render_text(result: QueryResult, *, details: bool = True) -> str:
         out.extend(f"  {c.line()}\n     {c.sql or '(no SQL)'}" for c in found)
     table = result.table()
     if table is not None:
-        out.append(table_text(table, PREVIEW_ROWS))
-        spec = choose_chart(table)
-        if spec.kind != "none":
-            out.append(f"Chart: {spec.kind} of {', '.join(spec.y)} by {spec.x}")
+        columns = result_columns(result, table)
+        out.append(table_text(table, PREVIEW_ROWS, columns))
+        spec = choose_chart(table, columns)
+        if spec.kind != "none" and spec.x is not None:
+            measures = " | ".join(", ".join(spec.title(y) for y in axis) for axis in spec.axes())
+            out.append(f"Chart: {spec.kind} of {measures} by {spec.x_title()}")
     out.extend(f"Error {e.error_code.value} ({e.node}): {e.message}" for e in sections.sorted_errors(result))
     out.extend(f"Warning {w.code}: {w.message}" for w in sections.sorted_warnings(result))
     if details:
@@ -67,14 +71,18 @@ def _sections(result: QueryResult) -> list[tuple[str, str]]:
             ("Reasoning", "\n".join(reasoning)), ("Trace", "\n".join(trace))]
 
 
-def table_text(table: pa.Table, limit: int) -> str:
-    """The first `limit` rows as an aligned text table, with a 'N of M rows' line when cut."""
-    rows = [[_clip(format_value(v)) for v in r.values()] for r in table.slice(0, limit).to_pylist()]
-    head = [_clip(c) for c in table.column_names]
+def table_text(table: pa.Table, limit: int, columns: Sequence[ColumnInfo] | None = None) -> str:
+    """The first `limit` rows as an aligned text table headed by the columns' labels, with a
+    'N of M rows' line when cut."""
+    rows = [[_clip(v) for v in r] for r in formatted_rows(table, columns, 0, limit)]
+    labels = {c.name: c.label for c in columns or ()}
+    head = [_clip(labels.get(c, c)) for c in table.column_names]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
     lines = [" | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)),
              "-+-".join("-" * w for w in widths)]
-    lines += [" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    numeric = [arrow_kind(f.type) == "number" for f in table.schema]
+    lines += [" | ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(r, widths, numeric, strict=True))
+              for r in rows]
     if table.num_rows > limit:
         lines.append(f"({limit} of {table.num_rows:,} rows)")
     return "\n".join(line.rstrip() for line in lines)

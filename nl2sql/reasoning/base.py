@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from nl2sql.decomposition import DecomposerResponse, SubQuery
+from nl2sql.labels import ColumnInfo
 from nl2sql.plan import PlanModel
 from nl2sql.schema.models import SchemaSnapshot
 
@@ -78,6 +79,20 @@ class ResultPreview:
     # the answer may only claim what the query did ("distinct" only with DISTINCT)
     plan: PlanModel | None = None
     sql: str | None = None
+    # each column's human label and role, read off the plans behind the result (also once
+    # combined): the answer names "Orders", never `count_orders_left`
+    column_info: tuple[ColumnInfo, ...] = ()
+
+    def column_label(self, index: int) -> str:
+        """The human label of column `index` (its SQL name when none is known)."""
+        if index < len(self.column_info) and self.column_info[index].name == self.columns[index]:
+            return self.column_info[index].label
+        return self.columns[index]
+
+    def column_role(self, index: int) -> str:
+        if index < len(self.column_info) and self.column_info[index].name == self.columns[index]:
+            return self.column_info[index].role
+        return ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ def test_html_has_the_widget_sections_in_order(two_sources):
     positions = [html.index(f"<summary><b>{title}</b></summary>")
                  for title in ("Plan", "SQL", "Sub-queries", "Reasoning", "Trace")]
     assert positions == sorted(positions)
-    assert html.index("largest difference is for South") < positions[0]
+    assert html.index("South differs most: Orders 13,126 vs Support tickets 1,917") < positions[0]
     assert "<svg" in html and html.count("<td") >= 5 * 4
     assert "FROM orders AS t1" in html  # the plan tree
     assert html.count("sub-query input · sq_") == 2  # the trace, labelled by sub-query
@@ -63,7 +63,7 @@ def test_tables_page_and_escape():
     assert "&lt;b&gt;" not in html and "<td" in html and "2.00" in html
     assert "&lt;b&gt;x&lt;/b&gt;" in table_html(table, 0, 3)
     assert table_text(table, 2).splitlines() == [
-        "name     | amount", "---------+-------", "<b>x</b> | 1.50", "         | 2.00", "(2 of 3 rows)",
+        "name     | amount", "---------+-------", "<b>x</b> |   1.50", "         |   2.00", "(2 of 3 rows)",
     ]
 
 

@@ -20,10 +20,12 @@ def test_tabs_show_every_section_of_a_two_source_run(two_sources):
     assert view.status == "success"
     assert view.tabs.titles == TAB_TITLES
     text, table, chart = _answer_parts(view)
-    assert "largest difference is for South" in text.value
+    assert "South differs most: Orders 13,126 vs Support tickets 1,917" in text.value
     assert table.label.value == "rows 1–5 of 5"
     assert chart.kind.value == "bar"
     assert chart.svg.value.count("</rect>") == 5 * 3  # 5 regions × 3 measures
+    assert chart.default.axes() == (("count_orders_left", "count_support_tickets_right"),
+                                    ("count_support_tickets_minus_count_orders_diff",))  # a difference has its own axis
     plan, sql, subs = (view.tabs.children[i] for i in (1, 2, 3))
     assert "FROM orders AS t1" in plan.children[0].children[0].value
     assert "duckdb" in sql.value and "sqlite" in sql.value

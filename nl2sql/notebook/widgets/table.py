@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -12,6 +13,8 @@ from nl2sql.notebook.html import table_html
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from nl2sql.labels import ColumnInfo
+
 
 class PagedTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """Rows of an Arrow table, `page_size` at a time. `page` is 0-based and clamped."""
@@ -19,8 +22,10 @@ class PagedTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
     page = Int(0)
     page_size = Int(10)
 
-    def __init__(self, table: pa.Table, page_size: int = 10, **kwargs: Any):
+    def __init__(self, table: pa.Table, page_size: int = 10, columns: Sequence[ColumnInfo] | None = None,
+                 **kwargs: Any):
         self.table = table
+        self.columns = list(columns) if columns is not None else None  # labels and roles, by column
         self.grid = widgets.HTML()
         self.previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="110px"))
         self.next = widgets.Button(description="next ▶", layout=widgets.Layout(width="110px"))
@@ -45,7 +50,7 @@ class PagedTable(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no typ
 
     def _render(self) -> None:
         start = self.page * self.page_size
-        self.grid.value = table_html(self.table, start, self.page_size)
+        self.grid.value = table_html(self.table, start, self.page_size, self.columns)
         end = min(start + self.page_size, self.table.num_rows)
         self.label.value = f"rows {start + 1 if end else 0:,}–{end:,} of {self.table.num_rows:,}"
         self.previous.disabled = self.page == 0

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from nl2sql.labels import result_columns
 from nl2sql.notebook import html as static
 from nl2sql.notebook import sections
 from nl2sql.notebook.plan_tree import plan_tree, tree_text
@@ -40,18 +41,20 @@ def build_tabs(result: QueryResult, page_size: int = 10, act: Callable[..., None
 
 
 def answer_tab(result: QueryResult, page_size: int) -> widgets.VBox:
-    """The answer text, held requests and problems, the paged table and the chart."""
+    """The answer sentence first and largest, held requests and problems, then the paged table
+    (headed by human labels) and the chart chosen from the plan's shape."""
     parts: list[widgets.Widget] = []
     text = "".join(p for p in (
-        f"<p>{escape(result.answer)}</p>" if result.answer else "",
+        static.answer_text_html(result),
         static.held_html(result),
         static.problems_html(result),
     ) if p)
     parts.append(widgets.HTML(text or "<p>No answer.</p>"))
     table = result.table()
     if table is not None:
-        parts.append(PagedTable(table, page_size=page_size))
-        parts.append(ChartView(table))
+        columns = result_columns(result, table)
+        parts.append(PagedTable(table, page_size=page_size, columns=columns))
+        parts.append(ChartView(table, columns))
     return widgets.VBox(parts)
 
 

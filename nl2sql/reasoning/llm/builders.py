@@ -143,7 +143,8 @@ def _preview(preview: ResultPreview) -> str:
     if not preview.columns:
         return head
     rows = preview.rows[:PREVIEW_ROWS]
-    table = ["| " + " | ".join(preview.columns) + " |", "|" + "---|" * len(preview.columns)]
+    labels = [preview.column_label(i) for i in range(len(preview.columns))]
+    table = ["| " + " | ".join(labels) + " |", "|" + "---|" * len(preview.columns)]
     table += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
     if preview.row_count > len(rows):
         table.append(f"(first {len(rows)} of {preview.row_count:,} rows)")

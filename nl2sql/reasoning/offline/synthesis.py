@@ -9,8 +9,12 @@ question hoped for:
   sentence says what was computed when the sentence alone would not ("Counted rows of orders
   joined with customers.");
 - a ranking whose top rows tie: "Two tie for the highest total: A and B (12).";
-- a compare result: the largest difference between the two compared columns;
-- a small table: one sentence with the row count and the first rows;
+- a compare result: the row with the largest difference, the compared columns named by their
+  labels ("Of 4 regions, South differs most: Orders 40 vs Support tickets 95 (difference 55).");
+- a measure per category or period: its top and bottom rows ("South has the most orders (95)
+  and North the fewest (40), of 4 regions."), or the leader of a ranking;
+- a list of entities: how many matched ("18 customers match.") — never the rows, which the
+  table beside the answer shows;
 - no rows: "No rows matched.";
 - relative dates: the days they became and the reference date ("(2025-06-01 to 2025-06-30,
   as of 2025-06-30)").
@@ -21,10 +25,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from nl2sql.plan import PlanModel
+from nl2sql.labels import Kind, describe_columns, humanize, table_noun
+from nl2sql.plan import ColumnRef, PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
 from nl2sql.reasoning.offline.reading import (
     counts_subject,
@@ -76,8 +82,17 @@ def synthesize(
     `reference`: the day the question's relative dates were counted from)."""
     if not results:
         return AnswerSynthesizerResponse(answer="No result was produced for the question.")
-    parts = [_one(question, r, len(results) > 1, compare) for r in results]
+    parts = [_one(question, _with_labels(r), len(results) > 1, compare) for r in results]
     return AnswerSynthesizerResponse(answer=_as_of("\n".join(parts), question, reference))
+
+
+def _with_labels(r: ResultPreview) -> ResultPreview:
+    """`r` with its columns' labels and roles: as the node read them off the plans, else guessed
+    from the names and values alone (`count_books` → "Books")."""
+    if r.column_info and [c.name for c in r.column_info] == list(r.columns):
+        return r
+    kinds: list[Kind] = ["number" if _numeric(r, i) else "text" for i in range(len(r.columns))]
+    return replace(r, column_info=tuple(describe_columns(list(zip(r.columns, kinds, strict=True)), [])))
 
 
 def _one(question: str, r: ResultPreview, labelled: bool, compare: bool) -> str:
@@ -87,10 +102,9 @@ def _one(question: str, r: ResultPreview, labelled: bool, compare: bool) -> str:
     if r.row_count == 1 and len(r.columns) == 1:
         return prefix + _single(question, r.rows[0][0], r.plan)
     tie = _ties(r)
-    if tie and r.row_count == tie[0]:
+    if tie:  # the rest of the ranking is in the table
         return prefix + tie[1]
-    text = _compare(r, compare) or _table(r)
-    return prefix + (f"{tie[1]} {text}" if tie else text)
+    return prefix + (_compare(r, compare) or _table(r))
 
 
 def _strip(question: str) -> str:
@@ -158,7 +172,7 @@ def _ties(r: ResultPreview) -> tuple[int, str] | None:
     maybe_more = r.plan is not None and r.plan.limit == tied or r.truncated
     lead = f"{'At least ' + count if maybe_more else _capital(count)}"
     best = "highest" if direction == "desc" else "lowest"
-    return tied, f"{lead} tie for the {best} {name}: {names}{value}."
+    return tied, f"{lead} tie for the {best} {humanize(name).lower()}: {names}{value}."
 
 
 def _as_of(text: str, question: str, reference: dt.date | None) -> str:
@@ -183,11 +197,16 @@ def _numeric(r: ResultPreview, i: int) -> bool:
     )
 
 
+def _roles(r: ResultPreview) -> list[str]:
+    return [r.column_role(i) for i in range(len(r.columns))]
+
+
 def _compare(r: ResultPreview, compare: bool) -> str | None:
-    """A side-by-side result: the row with the largest absolute difference."""
+    """A side-by-side result: the row with the largest absolute difference, named by labels."""
     names = [c.lower() for c in r.columns]
     diff = next((i for i, c in enumerate(names) if "diff" in c and _numeric(r, i)), None)
-    nums = [i for i, c in enumerate(names) if _numeric(r, i) and i != diff]
+    roles = _roles(r)
+    nums = [i for i, c in enumerate(names) if _numeric(r, i) and i != diff and roles[i] != "key"]
     keys = [i for i in range(len(names)) if not _numeric(r, i)]
     if (diff is None and not compare) or len(nums) < 2 or not keys:
         return None
@@ -196,31 +215,126 @@ def _compare(r: ResultPreview, compare: bool) -> str | None:
     def gap(row: tuple[Any, ...]) -> float:
         if diff is not None:
             return float(row[diff] or 0)
-        return float(row[a] or 0) - float(row[b] or 0)
+        return float(row[b] or 0) - float(row[a] or 0)
 
     row = max(r.rows, key=lambda row: (abs(gap(row)), str(row[keys[0]])))
     label = ", ".join(fmt(row[k]) for k in keys)
+    of = f"Of {_count_of(r, keys)}, " if r.row_count > 1 else ""
     return (
-        f"{_count(r)} compared. The largest difference is for {label}: "
-        f"{r.columns[a]} {fmt(row[a])} vs {r.columns[b]} {fmt(row[b])} (difference {fmt(gap(row))})."
+        f"{of}{_capital(label) if not of else label} differs most: {r.column_label(a)} {fmt(row[a])} vs "
+        f"{r.column_label(b)} {fmt(row[b])} (difference {fmt(gap(row))})."
     )
+
+
+def _count_of(r: ResultPreview, dims: list[int]) -> str:
+    """"4 regions", "12 months", "1,000+ customers": the noun from the one dimension's label
+    ("region name" → "regions"), else from the plan's table."""
+    words = r.column_label(dims[0]).lower().split() if len(dims) == 1 else []
+    if len(words) > 1 and words[-1] in ("name", "title", "label", "id", "code"):
+        words = words[:-1]
+    noun = _plural(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
+    more = "+" if r.truncated else ""
+    return f"{r.row_count:,}{more} {noun}"
+
+
+def _plural(noun: str) -> str:
+    if noun.endswith("s"):
+        return noun
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def _table(r: ResultPreview) -> str:
+    """Several rows: what they show in one sentence, never the rows themselves (the table is
+    shown beside the answer)."""
+    roles = _roles(r)
+    measures = [i for i, role in enumerate(roles) if role == "measure"]
+    dims = [i for i, role in enumerate(roles) if role in ("category", "time")]
+    if not measures:
+        return _listed(r)
+    if not dims:
+        dims = [i for i, role in enumerate(roles) if role in ("text", "key")][:1]
+    if not dims:
+        return f"{_count(r)}."
+    return _spread(r, dims, measures[0])
+
+
+def _listed(r: ResultPreview) -> str:
+    """A list of entities: how many matched, named by the plan's table ("18 customers match")."""
+    noun = _table_noun(r)
+    if r.row_count == 1:
+        noun = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1] if noun.endswith("s") else noun
+        return f"1 {noun} matches."
+    if r.truncated:
+        return f"At least {r.row_count:,} {noun} match; the table shows the first {r.row_count:,}."
+    return f"{r.row_count:,} {noun} match."
+
+
+def _table_noun(r: ResultPreview, column: int | None = None) -> str:
+    """"customers" for the table `column` was read from (`Customer`, `tblCustomers`), or for
+    the plan's first table; "rows" without a plan."""
+    if r.plan is None or not r.plan.tables:
+        return "rows"
+    name = r.plan.tables[0].name
+    if column is not None and column < len(r.plan.select):
+        expr = r.plan.select[column].expr
+        if isinstance(expr, ColumnRef) and expr.table is not None:
+            name = r.plan.alias_map().get(expr.table, name)
+    return _plural(humanize(table_noun(name)).lower())
+
+
+def _spread(r: ResultPreview, dims: list[int], m: int) -> str:
+    """A measure per category or period: the top and the bottom row, in one sentence."""
+    info = r.column_info[m] if m < len(r.column_info) else None
+    counted = info is not None and info.aggregate == "count"
+    label = r.column_label(m)
+    noun = label[:1].lower() + label[1:] if not label[:2].isupper() else label
+    if counted and noun.endswith(" count"):
+        noun = _plural(noun[: -len(" count")])  # a count of rows reads "the most <rows>"
+    most, least = ("most", "fewest") if counted else ("highest", "lowest")
+
+    roles = _roles(r)
+    text = all(roles[d] != "time" for d in dims)
+
+    def who(row: tuple[Any, ...]) -> str:
+        # "month 11" for a numbered period, "Ann Lee" for a first and a last name
+        parts = [f"{r.column_label(d).lower()} {row[d]}" if roles[d] == "time" and isinstance(row[d], int)
+                 else fmt(row[d]) for d in dims]
+        return (" " if text else ", ").join(parts)
+
+    rows = [row for row in r.rows if row[m] is not None]
+    if not rows:
+        return f"{_count_of(r, dims)}; no {noun} values."
+    key = ranking_key(r.plan, list(r.columns))
+    top = max(rows, key=lambda row: float(row[m]))
+    if key is not None and key[0] == m:
+        first = rows[0]
+        best = most if key[1] == "desc" else least
+        listed = f" of the {_count_of(r, dims)} listed" if r.row_count > 1 else ""
+        return f"{_capital(who(first))} has the {best} {noun} ({fmt(first[m])}){listed}."
+    if r.row_count == 1:
+        return f"{_capital(who(top))}: {noun} {fmt(top[m])}."
+    if r.row_count > len(r.rows):
+        return f"The table shows {noun} for {_count_of(r, dims)}."
+    low = min(rows, key=lambda row: float(row[m]))
+    if float(top[m]) == float(low[m]):
+        return f"All {_count_of(r, dims)} have {fmt(top[m])} {noun}." if counted else \
+            f"{_capital(label)} is {fmt(top[m])} for all {_count_of(r, dims)}."
+    highs = [who(row) for row in rows if float(row[m]) == float(top[m])]
+    lows = [who(row) for row in rows if float(row[m]) == float(low[m])]
+    verb = "has" if len(highs) == 1 else "have"
+    return (f"{_capital(_names(highs))} {verb} the {most} {noun} ({fmt(top[m])}) and {_names(lows)} "
+            f"the {least} ({fmt(low[m])}), of {_count_of(r, dims)}.")
+
+
+def _names(names: list[str]) -> str:
+    """"A", "A and B", "A, B and C", "A, B and 2 others"."""
+    if len(names) > 3:
+        return f"{', '.join(names[:2])} and {len(names) - 2} others"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _count(r: ResultPreview) -> str:
     more = " (truncated)" if r.truncated else ""
     return f"{r.row_count:,} row{'s' if r.row_count != 1 else ''}{more}"
-
-
-def _table(r: ResultPreview) -> str:
-    rows = r.rows[:_SHOWN_ROWS]
-    more = "; …" if r.row_count > len(rows) else ""
-    last = len(r.columns) - 1
-    if last >= 1 and _numeric(r, last) and not any(_numeric(r, i) for i in range(last)):
-        # labels then one number: "Books: 10,630", "Ann Lee: 3"
-        shown = [f"{' '.join(fmt(v) for v in row[:last])}: {fmt(row[last])}" for row in rows]
-        by = ", ".join(r.columns[:last])
-        return f"{_count(r)} of {r.columns[last]} by {by} — " + "; ".join(shown) + more + "."
-    shown = [
-        ", ".join(f"{c} {fmt(v)}" for c, v in zip(r.columns, row, strict=False)) for row in rows
-    ]
-    return f"{_count(r)}: " + "; ".join(shown) + more + "."

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from nl2sql.context import NL2SQLContext
 from nl2sql.errors import ErrorCode
+from nl2sql.labels import arrow_kind, describe_columns, plan_sources
 from nl2sql.names import ANSWER_SYNTHESIZER
 from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import GraphState, required
@@ -28,6 +29,8 @@ class AnswerSynthesizerNode:
             table = ctx.table_of(ref)  # in memory: this run just made it
             source = by_ref.get(ref.uri)
             head = table.slice(0, ctx.settings.answer_preview_rows).to_pylist()
+            sources = plan_sources(node_id, state.decomposer_response, state.subgraph_outputs.values())
+            columns = describe_columns([(f.name, arrow_kind(f.type)) for f in table.schema], sources)
             previews.append(
                 ResultPreview(
                     label=aggregated.operations.get(node_id, node_id),
@@ -37,6 +40,7 @@ class AnswerSynthesizerNode:
                     truncated=ref.truncated,
                     plan=source.plan if source else None,
                     sql=source.sql_draft if source else None,
+                    column_info=tuple(columns),
                 )
             )
         try:
