@@ -7,10 +7,9 @@ import importlib
 
 import pytest
 
-MODULES = ["nl2sql.notebook.args", "nl2sql.notebook.cells", "nl2sql.notebook.chart",
-           "nl2sql.notebook.chart_draw", "nl2sql.notebook.completion", "nl2sql.notebook.exports",
+MODULES = ["nl2sql.notebook.args", "nl2sql.notebook.cells", "nl2sql.notebook.chart_draw", "nl2sql.notebook.completion", "nl2sql.notebook.exports",
            "nl2sql.notebook.formatting", "nl2sql.labels", "nl2sql.notebook.highlight",
-           "nl2sql.notebook.hints", "nl2sql.notebook.inputs", "nl2sql.notebook.magic",
+           "nl2sql.notebook.hints", "nl2sql.notebook.inputs",
            "nl2sql.notebook.plan_tree", "nl2sql.progress"]
 
 
