@@ -20,6 +20,8 @@ EXAMPLES = """\
 examples:
   %nl2sql How many orders were placed in 2024?
   %nl2sql -d crm How many support tickets are there per priority?
+  %nl2sql And in 2023?              (a follow-up: edits the previous run's plan)
+  %nl2sql_history                   (the project's runs; %nl2sql_history 3 opens run 3)
   %%nl2sql -o result --approve
   For each region, compare the number of orders with the number of support tickets
 
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--pin", action="store_true", help="pin the run's plans: the next run of the question uses them")
     add("--model", metavar="SPEC", help='model for every node: "offline" or "provider:model"')
     add("-s", "--session", metavar="VAR", help="use the nl2sql Session in variable VAR")
+    add("--new", action="store_true", help="a question of its own, never a follow-up of the previous one")
     return parser
 
 

@@ -52,8 +52,17 @@ def section_bodies(result: QueryResult) -> list[tuple[str, str]]:
 
 def header_html(result: QueryResult) -> str:
     color = _STATUS_COLORS.get(result.status, "#555")
-    return (f'<p><b>{escape(result.question)}</b> <span style="color:{color}">'
+    return (thread_html(result) + f'<p><b>{escape(result.question)}</b> <span style="color:{color}">'
             f"[{escape(sections.status_line(result))}]</span></p>")
+
+
+def thread_html(result: QueryResult) -> str:
+    """For a follow-up, the run it follows and what changed, above the question."""
+    follow = result.follow_up
+    if follow is None:
+        return ""
+    return (f'<p class="nl2sql-thread" style="margin:0;color:#555;font-size:12px">↳ follow-up of run '
+            f"{follow.parent}: {escape(follow.parent_question)} — {escape('; '.join(follow.edits))}</p>")
 
 
 def answer_html(result: QueryResult) -> str:
