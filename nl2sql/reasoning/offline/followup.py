@@ -145,6 +145,9 @@ class _Editor:
 
     def _limit(self, n: int, direction: str) -> None:
         measure = next((s.expr for s in self.plan.select if isinstance(s.expr, Aggregate)), None)
+        if measure is not None and not self.plan.group_by:
+            self.problem = self.problem or f"the previous answer is one number: there is no {n} to keep"
+            return
         if measure is not None:  # rank by the measure, whatever the answer was sorted by
             self.plan.order_by = [OrderItem(expr=measure.model_copy(deep=True),
                                             direction="asc" if direction == "asc" else "desc")]
@@ -157,7 +160,8 @@ class _Editor:
             self.plan.order_by = [OrderItem(expr=ColumnRef(table=root.alias, name=k)) for k in keys]
         before = self.plan.limit
         self.plan.limit = n
-        self.edits.append(f"limit {before} → {n}" if before is not None else f"top {n}")
+        word = "bottom" if direction == "asc" else "top"
+        self.edits.append(f"limit {before} → {n}" if before is not None else f"{word} {n}")
 
     # -- values: replace a filter, drill into a group, or add one ------------------------------
     def value(self, text: str, options: list[tuple[str, str, str]]) -> None:
