@@ -14,6 +14,7 @@ Run numbers start at 1: run N is `session.history[N - 1]`, also `session.history
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nl2sql.errors import mask_url_passwords, safe_one_line
+from nl2sql.files import FILE_MODE, private_dir
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,8 +125,10 @@ class History:
             number = len(self._entries()) + 1
             line = HistoryEntry.of(number, result).model_dump_json()
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as out:
+                private_dir(self.path.parent)
+                # appended, created 0600 like every file of the project folder
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+                with os.fdopen(fd, "a", encoding="utf-8") as out:
                     out.write(line + "\n")
             except OSError:
                 return 0
@@ -170,7 +174,8 @@ class History:
     def to_pandas(self) -> pd.DataFrame:
         import pandas as pd
 
-        return pd.DataFrame(self.rows(), columns=list(_COLUMNS))
+        frame = pd.DataFrame(self.rows(), columns=list(_COLUMNS))
+        return frame.astype({"rows": "Int64", "follows": "Int64"})  # counts, with gaps: not floats
 
     def __repr__(self) -> str:
         rows = self.rows()

@@ -61,7 +61,9 @@ def test_the_file_holds_no_rows_and_no_secrets(shop, tmp_path, monkeypatch):
     with nl2sql.connect(sources={"shop": "sqlite:///${SHOP_DB}"}, settings={"project_dir": tmp_path}) as s:
         listing = s.ask("List the members in Lisbon")
         assert listing.status == "success" and listing.table().num_rows == 2
-    text = (tmp_path / "history.jsonl").read_text(encoding="utf-8")
+    path = tmp_path / "history.jsonl"
+    assert path.stat().st_mode & 0o777 == 0o600  # private, like every file of the project folder
+    text = path.read_text(encoding="utf-8")
     assert "secret-mail" not in text and "Ada Byron" not in text and str(shop) not in text
     record = json.loads(text.splitlines()[0])
     assert set(record) == set(HistoryEntry.model_fields)
@@ -93,7 +95,8 @@ def test_a_damaged_line_is_skipped_and_the_table_lists_the_rest(shop, tmp_path):
         html = s.history._repr_html_()
         assert "And in 2023?" in html and "run 1" in html
         frame = s.history.to_pandas()
-        assert list(frame["follows"].fillna(0).astype(int)) == [0, 1]
+        assert frame["follows"].tolist()[1] == 1 and frame["rows"].tolist() == [1, 1]
+        assert frame["follows"].isna().tolist() == [True, False]
         assert "↳ 1 And in 2023?" in repr(s.history)
 
 
