@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from nl2sql.errors import ErrorCode, error
 
 if TYPE_CHECKING:
+    from nl2sql.governance.approvals import PinnedRun
     from nl2sql.plan import PlanModel
     from nl2sql.result import QueryResult
     from nl2sql.security.rbac import UserContext
@@ -82,6 +83,8 @@ class FollowUp:
     plan: PlanModel | None = None
     question: str | None = None  # the question to ask instead of planning (a datasource change)
     edits: list[str] = field(default_factory=list)
+    #: for a chat-model planner: the sub-query it plans, with the followed question and plan
+    intent: str | None = None
 
     @property
     def note(self) -> str:
@@ -115,6 +118,9 @@ def resolve(session: Session, question: str, thread: list[tuple[int, QueryResult
                                   f"on {other} in full")
         return FollowUp(number, result.question, other, question=result.state.user_query,
                         edits=[f"datasource {datasource} → {other}"])
+    if _model_plans(session):
+        return FollowUp(number, result.question, datasource, intent=_model_intent(question, result, plan),
+                        edits=[f"planned by the model with run {number}'s question and plan"])
     from nl2sql.reasoning.offline.catalog.index import build_index
     from nl2sql.reasoning.offline.followup import resolve as edit_plan
 
@@ -143,6 +149,39 @@ def refused_result(session: Session, question: str, execute: bool, user: UserCon
     })
     return QueryResult(RunOutcome(refused, tree, tree.root, 0.0), session, question=question,
                        datasource=None, execute=execute, user=user)
+
+
+def model_pin(session: Session, question: str, follow: FollowUp) -> PinnedRun:
+    """The run of a follow-up a chat model plans: one sub-query on the followed run's datasource
+    whose intent carries the previous question and plan (the planner's prompt shows it), no
+    pinned plan, so the SQL agent plans, validates and retries it as any sub-query."""
+    from nl2sql.decomposition import DecomposerResponse, SubQuery, sub_query_id
+    from nl2sql.governance.approvals import PinnedRun, PinnedSource
+
+    assert follow.datasource is not None and follow.intent is not None
+    sq = SubQuery(id=sub_query_id(follow.datasource, question, 0), datasource_id=follow.datasource,
+                  intent=follow.intent)
+    decomposition = DecomposerResponse(sub_queries=[sq], reasoning=follow.note)
+    return PinnedRun(source=PinnedSource.SUPPLIED, decomposition=decomposition.model_dump(mode="json"),
+                     plans={}, fingerprints={}, question=question)
+
+
+def _model_plans(session: Session) -> bool:
+    """True when the planner is a chat model (or any skill object but the offline engine)."""
+    from nl2sql.names import AST_PLANNER
+    from nl2sql.reasoning.offline.engine import OfflineEngine
+
+    try:
+        skill = session.context.models.skill(AST_PLANNER)
+    except Exception:  # no planner at all: the run reports it; the offline edit is tried here
+        return False
+    return not isinstance(skill, OfflineEngine)
+
+
+def _model_intent(question: str, result: QueryResult, plan: PlanModel) -> str:
+    return (f"{question}\n(This is a follow-up. The previous question was: {result.state.user_query}\n"
+            "Its plan, which the follow-up changes — keep everything the follow-up does not change:\n"
+            f"{plan.model_dump_json(exclude_defaults=True)})")
 
 
 def _plan_of(result: QueryResult) -> PlanModel | None:

@@ -192,10 +192,15 @@ class Session:
 
     def _run_follow_up(self, question: str, follow: FollowUp, execute: bool,
                        run: dict[str, Any]) -> QueryResult:
-        if follow.plan is None:  # another datasource: the followed question, planned there
+        if follow.plan is None and follow.intent is None:  # another datasource: its question there
             asked = follow.question or question
             return self._run(asked, follow.datasource, execute, follow=follow, shown_as=question, **run)
-        pinned = actions.supplied_pin(self.context, question, follow.plan, follow.datasource)
+        if follow.intent is not None:  # a chat model plans it, with the followed run in its prompt
+            from nl2sql.conversation import model_pin
+
+            pinned = model_pin(self, question, follow)
+        else:
+            pinned = actions.supplied_pin(self.context, question, follow.plan, follow.datasource)
         return self._run(question, follow.datasource, execute, pinned=pinned, follow=follow, **run)
 
     def _checked(self, question: Any) -> str:
