@@ -8,7 +8,7 @@ changed, the first error, and the plan of a one-query run (so a later session ca
 
 `session.history[i]` is a `HistoryRun`: `.open()` gives its QueryResult (this session's run as it
 was; a run of an earlier session is run again on its recorded plan), `.rerun()` runs it again.
-Run numbers start at 1: run N is `session.history[N - 1]`, also `session.history.run(N)`.
+Run numbers start at 1 and never repeat: run N is `session.history.run(N)`.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ class History:
         """Append `result` as the next run; returns its run number. A history file that cannot
         be written never fails the run: the run keeps number 0 (not recorded)."""
         with self._lock:
-            number = len(self._entries()) + 1
+            number = self._lines() + 1  # a damaged line keeps its number: numbers never repeat
             line = HistoryEntry.of(number, result).model_dump_json()
             try:
                 private_dir(self.path.parent)
@@ -136,6 +136,14 @@ class History:
             while len(self._results) > KEEP_RESULTS:
                 self._results.popitem(last=False)
             return number
+
+    def _lines(self) -> int:
+        """Lines in the file, counted without parsing them (this runs before every record)."""
+        try:
+            with self.path.open("rb") as handle:
+                return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+        except OSError:
+            return 0
 
     def kept(self, trace_id: str) -> QueryResult | None:
         """This session's QueryResult of `trace_id`, while it is still kept in memory."""

@@ -184,3 +184,27 @@ def test_rerun_of_a_follow_up_repeats_its_edit(session):
     session.ask("Number of shipments per carrier")  # the thread moves on; the rerun does not
     again = follow.rerun()
     assert _rows(again) == _rows(follow) and again.follow_up is follow.follow_up
+
+
+def test_a_year_column_takes_the_new_year(tmp_path):
+    path = tmp_path / "films.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("CREATE TABLE film (film_id INTEGER PRIMARY KEY, title TEXT, release_year INTEGER);")
+    con.executemany("INSERT INTO film VALUES (?,?,?)", [(i, f"Film {i}", 1990 + i % 5) for i in range(1, 51)])
+    con.commit()
+    con.close()
+    with nl2sql.connect(sources={"films": str(path)}, settings={"project_dir": tmp_path / "p"}) as s:
+        first = s.ask("How many films were released in 1992?")
+        follow = s.ask("and in 1994?")
+        assert _rows(first) == _sql(path, "SELECT COUNT(*) FROM film WHERE release_year = 1992")
+        assert _rows(follow) == _sql(path, "SELECT COUNT(*) FROM film WHERE release_year = 1994")
+        assert _note(follow) == f"follow-up of run {first.run_number}: year 1992 → 1994"
+
+
+def test_the_docstring_examples():
+    import doctest
+
+    import nl2sql.conversation
+
+    result = doctest.testmod(nl2sql.conversation)
+    assert result.attempted > 0 and result.failed == 0

@@ -114,14 +114,33 @@ class _Editor:
                 cond.low, cond.high = new.low, new.high
                 self.edits.append(f"{_period_kind(before, cond)} {before} → {_period(cond)}")
                 return
+            if d.year is not None and isinstance(cond, Comparison) and cond.op == "=" \
+                    and self._is_year(cond.left) and isinstance(cond.right, Literal_):
+                before_year, cond.right = cond.right.value, Literal_(value=d.year)
+                self.edits.append(f"year {before_year} → {d.year}")
+                return
         root = self.plan.tables[0]
-        columns = self.idx.date_columns(root.name) if root.name in self.idx.tables else []
-        if not columns:
+        dates = self.idx.date_columns(root.name) if root.name in self.idx.tables else []
+        years = [c.name for c in self.idx.tables[root.name].columns
+                 if self._is_year(ColumnRef(table=root.alias, name=c.name))] if root.name in self.idx.tables else []
+        if dates:
+            new.expr = ColumnRef(table=root.alias, name=dates[0])
+            self._add_filter(new)
+            self.edits.append(f"{dates[0]} in {_period(new)} added")
+        elif years and d.year is not None:
+            self._add_filter(Comparison(op="=", left=ColumnRef(table=root.alias, name=years[0]),
+                                        right=Literal_(value=d.year)))
+            self.edits.append(f"{years[0]} = {d.year} added")
+        else:
             self.problem = self.problem or f"the previous plan has no date to set to '{d.text}'"
-            return
-        new.expr = ColumnRef(table=root.alias, name=columns[0])
-        self._add_filter(new)
-        self.edits.append(f"{columns[0]} in {_period(new)} added")
+
+    def _is_year(self, expr: Expr) -> bool:
+        """A whole-number column named as a year (the planner's convention for year columns)."""
+        if not isinstance(expr, ColumnRef):
+            return False
+        table = self.plan.alias_map().get(expr.table or self.plan.tables[0].alias)
+        return table is not None and self.idx.kind(table, expr.name) == "number" \
+            and "year" in self.idx.col_words.get((table, expr.name), ())
 
     def _is_date(self, expr: Expr) -> bool:
         if not isinstance(expr, ColumnRef):
