@@ -100,24 +100,25 @@ class FollowUpRefused(ValueError):
     """A follow-up that cannot be resolved; the message says why (one line)."""
 
 
-def resolve(session: Session, question: str, thread: list[tuple[int, QueryResult]]) -> FollowUp:
-    """The follow-up `question` against the latest answered run of `thread` (run number, result)."""
+def resolve(session: Session, question: str, thread: list[tuple[int, QueryResult]],
+            datasource: str | None = None) -> FollowUp:
+    """The follow-up `question` against the latest answered run of `thread` (run number, result).
+    `datasource`, when the caller names one, must be the followed run's."""
     previous = next(((n, r) for n, r in reversed(thread) if _plan_of(r) is not None), None)
     if previous is None:
         raise FollowUpRefused(
             f"'{question}' reads as a follow-up, but there is no earlier answered question in this "
             "session to follow; ask the whole question (or pass follow_up=False)")
     number, result = previous
-    plan = _plan_of(result)
-    datasource = _datasource_of(result)
-    assert plan is not None and datasource is not None
-    other = _other_datasource(session, question, datasource)
+    plan, followed = _plan_of(result), _datasource_of(result)
+    assert plan is not None and followed is not None
+    if datasource is not None and datasource != followed:
+        raise FollowUpRefused(f"'{question}' reads as a follow-up of run {number}, which was answered "
+                              f"from {followed}, not {datasource}; ask the whole question")
+    other = _other_datasource(session, question, followed)
     if other is not None:
-        if result.follow_up is not None and result.follow_up.plan is not None:
-            raise FollowUpRefused(f"run {number} is itself an edited follow-up; ask its question "
-                                  f"on {other} in full")
-        return FollowUp(number, result.question, other, question=result.state.user_query,
-                        edits=[f"datasource {datasource} → {other}"])
+        return _moved(question, number, result, followed, other)
+    datasource = followed
     if _model_plans(session):
         return FollowUp(number, result.question, datasource, intent=_model_intent(question, result, plan),
                         edits=[f"planned by the model with run {number}'s question and plan"])
@@ -131,6 +132,23 @@ def resolve(session: Session, question: str, thread: list[tuple[int, QueryResult
         raise FollowUpRefused(f"'{question}' reads as a follow-up of run {number} "
                               f"('{result.question}'), but {edit.problem}; ask the whole question")
     return FollowUp(number, result.question, datasource, plan=edit.plan, edits=edit.edits)
+
+
+def _moved(question: str, number: int, result: QueryResult, source: str, other: str) -> FollowUp:
+    """"What about the crm?": the followed question, asked on `other`; nothing else may change."""
+    from nl2sql.reasoning.offline.followup import FRAME_WORDS
+    from nl2sql.reasoning.offline.words.text import STOP
+
+    if result.follow_up is not None and result.follow_up.question is None:
+        raise FollowUpRefused(f"run {number} is itself an edited follow-up; ask its question on "
+                              f"{other} in full")
+    rest = [w for w in _WORD.findall(question) 
+            if w.lower() not in FRAME_WORDS | STOP and w.lower() != other.lower()]
+    if rest:
+        raise FollowUpRefused(f"'{question}' moves run {number} to {other} and changes "
+                              f"'{' '.join(rest)}' too; ask the whole question on {other}")
+    return FollowUp(number, result.question, other, question=result.state.user_query,
+                    edits=[f"datasource {source} → {other}"])
 
 
 def refused_result(session: Session, question: str, execute: bool, user: UserContext,

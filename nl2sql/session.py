@@ -172,7 +172,7 @@ class Session:
             from nl2sql.conversation import looks_like_follow_up
 
             if looks_like_follow_up(question):
-                return self._follow(question, execute, run)
+                return self._follow(question, datasource, execute, run)
         pinned: PinnedRun | None
         if plan is not None:
             pinned = actions.supplied_pin(self.context, question, plan, datasource)
@@ -180,12 +180,13 @@ class Session:
             pinned = _stored(lambda: self.pins.get(question, datasource), None, "pin")
         return self._run(question, datasource, execute, pinned=pinned, **run)
 
-    def _follow(self, question: str, execute: bool, run: dict[str, Any]) -> QueryResult:
+    def _follow(self, question: str, datasource: str | None, execute: bool,
+                run: dict[str, Any]) -> QueryResult:
         """A follow-up: the latest answered run's plan edited by `question`, or a refusal."""
         from nl2sql.conversation import FollowUpRefused, refused_result, resolve
 
         try:
-            follow = resolve(self, question, self._thread)
+            follow = resolve(self, question, self._thread, datasource)
         except FollowUpRefused as exc:
             return self._recorded(refused_result(self, question, execute, run["user"], str(exc)))
         return self._run_follow_up(question, follow, execute, run)

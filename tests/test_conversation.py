@@ -144,6 +144,10 @@ def test_another_datasource_asks_the_previous_question_there(logistics, tmp_path
                                            "BETWEEN '2022-01-01' AND '2022-12-31'")
         assert _note(moved) == f"follow-up of run {first.run_number}: datasource logistics → archive"
         assert moved.question == "what about the archive?"
+        mixed = s.ask("what about the logistics in 2021?")  # two changes at once: not guessed
+        assert mixed.status == "not_answerable" and "'2021' too" in mixed.first_error.message
+        named = s.ask("And in 2021?", datasource="logistics")  # run 2 was answered from the archive
+        assert named.status == "not_answerable" and "answered from archive" in named.first_error.message
     finally:
         s.close()
 
