@@ -169,7 +169,20 @@ def refused_result(session: Session, question: str, execute: bool, user: UserCon
                        datasource=None, execute=execute, user=user)
 
 
-def model_pin(session: Session, question: str, follow: FollowUp) -> PinnedRun:
+def follow_up_pin(session: Session, question: str, follow: FollowUp) -> tuple[str, PinnedRun | None]:
+    """(the question the pipeline asks, the pin it runs) for a resolved follow-up: the edited
+    plan; a plan for the chat model to make; or, moved to another datasource, the followed
+    question planned there."""
+    from nl2sql.governance.actions import supplied_pin
+
+    if follow.plan is not None:
+        return question, supplied_pin(session.context, question, follow.plan, follow.datasource)
+    if follow.intent is not None:
+        return question, _model_pin(question, follow)
+    return follow.question or question, None
+
+
+def _model_pin(question: str, follow: FollowUp) -> PinnedRun:
     """The run of a follow-up a chat model plans: one sub-query on the followed run's datasource
     whose intent carries the previous question and plan (the planner's prompt shows it), no
     pinned plan, so the SQL agent plans, validates and retries it as any sub-query."""

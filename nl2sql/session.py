@@ -193,16 +193,11 @@ class Session:
 
     def _run_follow_up(self, question: str, follow: FollowUp, execute: bool,
                        run: dict[str, Any]) -> QueryResult:
-        if follow.plan is None and follow.intent is None:  # another datasource: its question there
-            asked = follow.question or question
-            return self._run(asked, follow.datasource, execute, follow=follow, shown_as=question, **run)
-        if follow.intent is not None:  # a chat model plans it, with the followed run in its prompt
-            from nl2sql.conversation import model_pin
+        from nl2sql.conversation import follow_up_pin
 
-            pinned = model_pin(self, question, follow)
-        else:
-            pinned = actions.supplied_pin(self.context, question, follow.plan, follow.datasource)
-        return self._run(question, follow.datasource, execute, pinned=pinned, follow=follow, **run)
+        asked, pinned = follow_up_pin(self, question, follow)
+        return self._run(asked, follow.datasource, execute, pinned=pinned, follow=follow,
+                         shown_as=question, **run)
 
     def _checked(self, question: Any) -> str:
         """The question, stripped; a clear refusal when it is empty or longer than the setting
