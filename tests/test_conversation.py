@@ -212,3 +212,16 @@ def test_the_docstring_examples():
 
     result = doctest.testmod(nl2sql.conversation)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_subject_named_again_is_no_edit_and_another_subject_is_refused(session, logistics):
+    session.ask("Number of shipments per carrier")
+    again = session.ask("what about Norway shipments?")
+    assert "filter Country = Norway added" in _note(again) and again.table().column_names == [
+        "CarrierName", "count_shipments"]
+    named = session.ask("and the depots?")  # joined for the filter, but no change of it
+    assert named.status == "not_answerable" and "names no date, value" in named.first_error.message
+    session.ask("How many shipments were shipped in 2022?")
+    other = session.ask("and the carriers?")  # another subject than this count
+    assert other.status == "not_answerable"
+    assert "'carriers' is not part of the previous answer" in other.first_error.message

@@ -79,6 +79,9 @@ def resolve(text: str, previous: PlanModel, idx: SchemaIndex,
     linking = link(tokens, idx, used, lookup)
     by_at = {t.index for t in tokens if t.low in ("by", "per")}
     for value in linking.values:
+        if value.negated:  # "except Texas" is a new condition, not an edit of one: not guessed
+            editor.problem = editor.problem or f"'{value.text}' is negated"
+            continue
         editor.value(value.text, value.options)
     for mention in linking.mentions:
         after_by = mention.start - 1 in by_at
@@ -100,6 +103,7 @@ class _Editor:
         self.plan, self.idx = plan, idx
         self.edits: list[str] = []
         self.problem: str | None = None
+        self.filtered: set[tuple[str, str]] = set()  # (table, column) a value edit used
 
     # -- dates --------------------------------------------------------------------------------
     def date(self, d: DateCond) -> None:
@@ -184,6 +188,7 @@ class _Editor:
 
     # -- values: replace a filter, drill into a group, or add one ------------------------------
     def value(self, text: str, options: list[tuple[str, str, str]]) -> None:
+        self.filtered.update((table, column) for table, column, _ in options)
         for table, column, stored in options:
             for cond in _conjuncts(self.plan.where):
                 if self._replace_value(cond, table, column, stored):
@@ -224,6 +229,13 @@ class _Editor:
         element = candidates[0] if candidates else None
         if element is None:
             return
+        if (element.table, element.column) in self.filtered:
+            return  # "what about state Texas?": the column names the value's filter
+        in_plan = any(t.name == element.table for t in self.plan.tables)
+        if element.column is None and not grouping:
+            if not in_plan:  # "and the stores?": another subject, not an edit of this answer
+                self.problem = self.problem or f"'{text}' is not part of the previous answer"
+            return  # the answer's own subject, named again ("what about Texas customers?")
         if element.column is None:  # a table: its label columns (and key) stand for it
             shown = self.idx.labels.get(element.table) or self.idx.pk(element.table)
             keys = self.idx.pk(element.table)
