@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from nl2sql.result import QueryResult
     from nl2sql.session import Session
 
-#: Runs of this session kept in memory for `open()` (older ones run again from their plan).
-KEEP_RESULTS = 50
+#: Runs of this session kept in memory for `open()` (older ones run again from their plan) and
+#: for follow-ups to follow (each holds its result tables).
+KEEP_RESULTS = 20
+THREAD_RUNS = KEEP_RESULTS
 _COLUMNS = ("run", "question", "status", "rows", "seconds", "follows", "datasource", "trace_id")
 
 

@@ -18,7 +18,7 @@ from nl2sql.errors import ConfigError
 from nl2sql.governance import actions
 from nl2sql.governance.services import Governance
 from nl2sql.governance.stores import ApprovalStore, PinStore
-from nl2sql.history import History, history_file
+from nl2sql.history import THREAD_RUNS, History, history_file
 from nl2sql.question import clean_question
 from nl2sql.result import QueryResult
 from nl2sql.security.rbac import UserContext
@@ -186,7 +186,7 @@ class Session:
         from nl2sql.conversation import FollowUpRefused, refused_result, resolve
 
         try:
-            follow = resolve(self, question, self._thread, datasource)
+            follow = resolve(self, question, list(self._thread), datasource)
         except FollowUpRefused as exc:
             return self._recorded(refused_result(self, question, execute, run["user"], str(exc)))
         return self._run_follow_up(question, follow, execute, run)
@@ -246,7 +246,8 @@ class Session:
     def _recorded(self, result: QueryResult) -> QueryResult:
         """Number `result` in the history and add it to the conversation."""
         result.run_number = self.history.record(result)
-        self._thread.append((result.run_number, result))
+        with self._lock:  # the latest runs only: each holds its tables in memory
+            self._thread = [*self._thread[-(THREAD_RUNS - 1):], (result.run_number, result)]
         return result
 
     def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,

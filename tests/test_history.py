@@ -119,3 +119,17 @@ def test_the_cli_lists_and_reruns_the_history(shop, tmp_path, capsys, monkeypatc
     assert "success" in capsys.readouterr().out
     assert main(["history", "-c", str(config), "--rerun", "7"]) == 1
     assert "no run 7" in capsys.readouterr().err
+
+
+def test_a_long_session_keeps_only_its_latest_runs_in_memory(shop, tmp_path):
+    from nl2sql.history import KEEP_RESULTS, THREAD_RUNS
+
+    with _connect(shop, tmp_path) as s:
+        first = s.ask("How many purchases were made in 2024?")
+        for _ in range(THREAD_RUNS + 2):
+            s.ask("And the weather?")  # refused at once: a cheap run
+        assert len(s.history) == THREAD_RUNS + 3
+        assert len(s._thread) == THREAD_RUNS and s.history.kept(first.trace_id) is None
+        assert len([r for r in s.history if s.history.kept(r.trace_id)]) == KEEP_RESULTS
+        assert s.ask("And in 2023?").status == "not_answerable"  # run 1 is no longer followed
+        assert s.history[0].open().table() == first.table()  # run again on its recorded plan
