@@ -142,7 +142,7 @@ def _moved(question: str, number: int, result: QueryResult, source: str, other: 
     if result.follow_up is not None and result.follow_up.question is None:
         raise FollowUpRefused(f"run {number} is itself an edited follow-up; ask its question on "
                               f"{other} in full")
-    rest = [w for w in _WORD.findall(question) 
+    rest = [w for w in _WORD.findall(question)
             if w.lower() not in FRAME_WORDS | STOP and w.lower() != other.lower()]
     if rest:
         raise FollowUpRefused(f"'{question}' moves run {number} to {other} and changes "
