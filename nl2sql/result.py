@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from nl2sql.clarify import Candidate
+    from nl2sql.conversation import FollowUp
     from nl2sql.governance.approvals import PinnedRun
     from nl2sql.governance.curated import CuratedAnswer
     from nl2sql.pipeline.runtime import RunOutcome
@@ -67,6 +68,10 @@ class QueryResult:
             if state.aggregator_response else set()
         self._outcome_tables = {u: t for u, t in outcome.tables.items() if u in terminal}
         self.status: Status = self._status()
+        #: the run's number in the session's history (0: not recorded)
+        self.run_number = 0
+        #: for a follow-up, the run it follows and what it changed (see nl2sql/conversation.py)
+        self.follow_up: FollowUp | None = None
 
     def _status(self) -> Status:
         if any(e.error_code == ErrorCode.QUESTION_NOT_ANSWERABLE for e in self.errors):

@@ -18,6 +18,7 @@ from nl2sql.errors import ConfigError
 from nl2sql.governance import actions
 from nl2sql.governance.services import Governance
 from nl2sql.governance.stores import ApprovalStore, PinStore
+from nl2sql.history import THREAD_RUNS, History, history_file
 from nl2sql.progress import listening, step
 from nl2sql.question import clean_question
 from nl2sql.result import QueryResult
@@ -27,6 +28,7 @@ from nl2sql.settings import FileConfig, Settings
 if TYPE_CHECKING:
     import pandas as pd
 
+    from nl2sql.conversation import FollowUp
     from nl2sql.governance.approvals import Approval, PinnedRun
     from nl2sql.governance.curated import CuratedAnswer
     from nl2sql.governance.hooks import HookRegistry
@@ -52,6 +54,10 @@ class Session:
         #: pinned runs and approval decisions, persisted in the project folder
         self.pins = PinStore(folder / "pins")
         self.approvals = ApprovalStore(folder / "approvals")
+        #: every run of the project, persisted in the project folder (`history.jsonl`)
+        self.history = History(self, history_file(folder))
+        # the conversation: (run number, result) of this session's runs, oldest first
+        self._thread: list[tuple[int, QueryResult]] = []
         self._graphs: dict[tuple[bool, bool, bool], Any] = {}
         self._lock = threading.Lock()
         self._on_close: list[weakref.finalize[..., Any]] = []
@@ -153,8 +159,13 @@ class Session:
         on_event: Callable[[dict[str, Any]], None] | None = None,
         cancel_token: CancelToken | None = None,
         callbacks: list[Any] | None = None,
+        follow_up: bool = True,
     ) -> QueryResult:
         """Answer `question` through the whole pipeline; never raises for a pipeline failure.
+
+        A short question that reads as a follow-up ("And in 2023?", "only the top 5", "by region
+        instead") edits the plan of the session's latest answered run (`nl2sql/conversation.py`);
+        its reasoning names the run it follows. `follow_up=False` asks it as a question of its own.
 
         `callbacks` are LangChain callback handlers (a LangSmith tracer, your own
         BaseCallbackHandler) attached to the graph run.
@@ -163,14 +174,38 @@ class Session:
         "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
         """
         question = self._checked(question)
+        run: dict[str, Any] = {"user": user or self.user, "timeout_s": timeout_s, "on_event": on_event,
+                               "cancel_token": cancel_token, "callbacks": callbacks}
+        if follow_up and plan is None:
+            from nl2sql.conversation import looks_like_follow_up
+
+            if looks_like_follow_up(question):
+                return self._follow(question, datasource, execute, run)
         pinned: PinnedRun | None
         if plan is not None:
             pinned = actions.supplied_pin(self.context, question, plan, datasource)
         else:
             pinned = _stored(lambda: self.pins.get(question, datasource), None, "pin")
-        return self._run(question, datasource, execute, user=user or self.user, pinned=pinned,
-                         timeout_s=timeout_s, on_event=on_event, cancel_token=cancel_token,
-                         callbacks=callbacks)
+        return self._run(question, datasource, execute, pinned=pinned, **run)
+
+    def _follow(self, question: str, datasource: str | None, execute: bool,
+                run: dict[str, Any]) -> QueryResult:
+        """A follow-up: the latest answered run's plan edited by `question`, or a refusal."""
+        from nl2sql.conversation import FollowUpRefused, refused_result, resolve
+
+        try:
+            follow = resolve(self, question, list(self._thread), datasource)
+        except FollowUpRefused as exc:
+            return self._recorded(refused_result(self, question, execute, run["user"], str(exc)))
+        return self._run_follow_up(question, follow, execute, run)
+
+    def _run_follow_up(self, question: str, follow: FollowUp, execute: bool,
+                       run: dict[str, Any]) -> QueryResult:
+        from nl2sql.conversation import follow_up_pin
+
+        asked, pinned = follow_up_pin(self, question, follow)
+        return self._run(asked, follow.datasource, execute, pinned=pinned, follow=follow,
+                         shown_as=question, **run)
 
     def _checked(self, question: Any) -> str:
         """The question, stripped; a clear refusal when it is empty or longer than the setting
@@ -187,9 +222,12 @@ class Session:
         return text
 
     def rerun(self, result: QueryResult) -> QueryResult:
-        """Ask `result`'s question again, with the same options."""
+        """Ask `result`'s question again, with the same options (a follow-up: its resolved edit)."""
+        if result.follow_up is not None:
+            return self._run_follow_up(result.question, result.follow_up, result.executed,
+                                       {"user": result.user or self.user})
         return self.ask(result.question, datasource=result.datasource, execute=result.executed,
-                        user=result.user)
+                        user=result.user, follow_up=False)
 
     def rerun_from(self, result: QueryResult, node_id: int, *,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
@@ -210,15 +248,25 @@ class Session:
                                  user_context=result.user or self.user, timeout_s=timeout_s,
                                  on_event=on_event, callbacks=callbacks, resume=(as_node, state),
                                  pool=self.runs)
-        return QueryResult(outcome, self, question=result.question, datasource=result.datasource,
-                           execute=result.executed, user=result.user)
+        return self._recorded(QueryResult(outcome, self, question=result.question,
+                                          datasource=result.datasource, execute=result.executed,
+                                          user=result.user))
+
+    def _recorded(self, result: QueryResult) -> QueryResult:
+        """Number `result` in the history and add it to the conversation."""
+        result.run_number = self.history.record(result)
+        with self._lock:  # the latest runs only: each holds its tables in memory
+            self._thread = [*self._thread[-(THREAD_RUNS - 1):], (result.run_number, result)]
+        return result
 
     def _run(self, question: str, datasource: str | None, execute: bool, *, user: UserContext | None,
              pinned: Any = None, approvals: list[Approval] | None = None, timeout_s: float | None = None,
              on_event: Callable[[dict[str, Any]], None] | None = None,
-             cancel_token: CancelToken | None = None, callbacks: list[Any] | None = None) -> QueryResult:
+             cancel_token: CancelToken | None = None, callbacks: list[Any] | None = None,
+             follow: FollowUp | None = None, shown_as: str | None = None) -> QueryResult:
         """One run with the entrypoint's fields: the pin, and the approval decisions on record
-        for the question plus `approvals` (which win)."""
+        for the question plus `approvals` (which win). A follow-up's note leads its reasoning;
+        `shown_as` is the question the result shows when the pipeline asked another."""
         with listening(on_event):  # a first run loads and compiles the graph: the listener hears it
             graph = self.graph(execute)
         from nl2sql.pipeline.runtime import run_with_graph
@@ -240,10 +288,13 @@ class Session:
             pool=self.runs,
             initial={"pinned": None if isinstance(pinned, _Damaged) else pinned,
                      "approvals": list(decisions.values()),
-                     "errors": [n.warning for n in notes]},
+                     "errors": [n.warning for n in notes],
+                     "reasoning": [follow.reasoning] if follow else []},
         )
-        return QueryResult(outcome, self, question=question, datasource=datasource, execute=execute,
-                           user=user or self.user)
+        result = QueryResult(outcome, self, question=shown_as or question, datasource=datasource,
+                             execute=execute, user=user or self.user)
+        result.follow_up = follow
+        return self._recorded(result)
 
     def sql(self, datasource: str, sql: str) -> pd.DataFrame:
         """Run one read-only statement on `datasource` (an inserted SQL cell) as a generated query

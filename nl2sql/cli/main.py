@@ -1,4 +1,4 @@
-"""The `nl2sql` command: ask, run (the same), demo, doctor, describe, clean, bench."""
+"""The `nl2sql` command: ask, run (the same), history, demo, doctor, describe, clean, bench."""
 
 from __future__ import annotations
 
@@ -40,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     describe.add_argument("source", help="the datasource id")
     describe.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
     describe.add_argument("-o", "--output", help="write the draft to this file (default: print it)")
+    history = sub.add_parser("history", help="list the project's runs (or run one again)")
+    history.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
+    history.add_argument("-n", "--last", type=int, help="only the last N runs")
+    history.add_argument("--json", action="store_true", help="print the entries as JSON")
+    history.add_argument("--rerun", type=int, metavar="N", help="run run N again and print it")
     demo = sub.add_parser("demo", help="build the demo data and answer the demo questions")
     demo.add_argument("--scale", type=float, default=1.0, help="demo data scale (1.0 ≈ 100k order items)")
     add_bench_parser(sub)
@@ -68,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
             from nl2sql.cli.clean import run_clean
 
             return run_clean(console, config=args.config, snapshots=args.snapshots, dry_run=args.dry_run)
+        if args.command == "history":
+            from nl2sql.cli.history import run_history
+
+            return run_history(console, config=args.config, last=args.last, as_json=args.json,
+                               rerun=args.rerun)
         if args.command == "bench":
             from nl2sql.eval.cli import run_bench
 

@@ -24,6 +24,8 @@ examples:
   %nl2sql -d crm How many support tickets are there per priority?
   orders = %nl2sql How many orders were placed in 2024?
   %nl2sql --sql How many orders were cancelled?
+  %nl2sql And in 2023?              (a follow-up: edits the previous run's plan)
+  %nl2sql_history                   (the project's runs; %nl2sql_history 3 opens run 3)
   %%nl2sql result << --approve
   For each region, compare the number of orders with the number of support tickets
 
@@ -58,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--model", metavar="SPEC", help='model for every node: "offline" or "provider:model"')
     add("-s", "--session", metavar="VAR", help="use the nl2sql Session in variable VAR")
     add("--sql", action="store_true", help="insert the generated SQL as a new cell below, ready to run")
+    add("--new", action="store_true", help="a question of its own, never a follow-up of the previous one")
     return parser
 
 

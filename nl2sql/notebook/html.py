@@ -61,7 +61,7 @@ def section_bodies(result: QueryResult) -> list[tuple[str, str]]:
 def header_html(result: QueryResult) -> str:
     """The question, small, with the run's status: the answer below it is what stands out."""
     color = _STATUS_COLORS.get(result.status, "#555")
-    return (f'<p style="margin:2px 0;color:#555">{escape(result.question)} <span style="color:{color}">'
+    return (thread_html(result) + f'<p style="margin:2px 0;color:#555">{escape(result.question)} <span style="color:{color}">'
             f"[{escape(sections.status_line(result))}]</span></p>")
 
 
@@ -71,6 +71,15 @@ def answer_text_html(result: QueryResult) -> str:
         return ""
     lines = [line for line in result.answer.split("\n") if line.strip()]
     return "".join(f'<p class="nl2sql-answer" style="{_ANSWER}">{escape(line)}</p>' for line in lines)
+
+
+def thread_html(result: QueryResult) -> str:
+    """For a follow-up, the run it follows and what changed, above the question."""
+    follow = result.follow_up
+    if follow is None:
+        return ""
+    return (f'<p class="nl2sql-thread" style="margin:0;color:#555;font-size:12px">↳ follow-up of run '
+            f"{follow.parent}: {escape(follow.parent_question)} — {escape('; '.join(follow.edits))}</p>")
 
 
 def answer_html(result: QueryResult) -> str:

@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.display import display
 from traitlets import Bool, Float, Int, Unicode, default
 from traitlets.config.configurable import Configurable
@@ -134,7 +134,8 @@ class NL2SQL(Magics, Configurable):
             source = opts.datasource or self.datasource or None
             if source is not None and source not in session.datasources:
                 raise UsageError(hints.unknown_datasource(source, session.datasources))
-            result = self._run(session, call.question, source, not opts.no_exec, view)
+            result = self._run(session, call.question, source, not opts.no_exec, view,
+                                   follow_up=not opts.new)
         finally:
             if view is not None:  # its place is taken by the run's view (which keeps the log),
                 view.live.close()  # or by the one-line error
@@ -174,10 +175,11 @@ class NL2SQL(Magics, Configurable):
         self.shell.set_next_input(code, replace=False)
 
     def _run(self, session: Session, question: str, source: str | None, execute: bool,
-             view: Any) -> QueryResult:
+             view: Any, *, follow_up: bool = True) -> QueryResult:
         if view is None:
-            return session.ask(question, datasource=source, execute=execute)
-        return session.ask(question, datasource=source, execute=execute, on_event=view.on_event)
+            return session.ask(question, datasource=source, execute=execute, follow_up=follow_up)
+        return session.ask(question, datasource=source, execute=execute, on_event=view.on_event,
+                           follow_up=follow_up)
 
     def _live_view(self, question: str) -> Any:
         """A RunView when widgets can render here (a kernel, ipywidgets installed), else None."""
@@ -209,6 +211,38 @@ class NL2SQL(Magics, Configurable):
         assert self.shell is not None
         namespace: dict[str, Any] = self.shell.user_ns
         return namespace
+
+    @line_magic
+    def nl2sql_history(self, line: str) -> None:
+        """`%nl2sql_history` lists the project's runs; `%nl2sql_history N` opens run N as its
+        widget; `%nl2sql_history --rerun N` runs it again. `-s VAR` uses the Session in VAR."""
+        words = line.split()
+        variable = None
+        if "-s" in words or "--session" in words:
+            at = words.index("-s") if "-s" in words else words.index("--session")
+            if at + 1 >= len(words):
+                raise UsageError("-s needs a variable name; usage: %nl2sql_history [-s VAR] [--rerun] [N]")
+            variable = words[at + 1]
+            del words[at:at + 2]
+        rerun = "--rerun" in words
+        words = [w for w in words if w != "--rerun"]
+        if len(words) > 1 or (words and not words[0].isdigit()):
+            raise UsageError("usage: %nl2sql_history [-s VAR] [--rerun] [N]")
+        session = self.session(variable)
+        if not words:
+            _show(session.history)
+            return
+        try:
+            run = session.history.run(int(words[0]))
+        except IndexError as exc:
+            raise UsageError(str(exc)) from None
+        view = self._live_view(run.question)
+        try:
+            result = run.rerun() if rerun else run.open()
+        finally:
+            if view is not None:
+                view.live.close()  # its place is taken by the run's view
+        self._display(result, view, variable)
 
     # -- the session --------------------------------------------------------------------------
     def session(self, variable: str | None = None, model: str | None = None) -> Session:

@@ -28,6 +28,8 @@ _MAX_WIDTH = 30
 def render_text(result: QueryResult, *, details: bool = True) -> str:
     """The result as text: header, answer, table; with `details`, every other section too."""
     out = [f"{result.question}  [{sections.status_line(result)}]"]
+    if result.follow_up is not None:
+        out.insert(0, f"↳ {result.follow_up.note} ({result.follow_up.parent_question})")
     if result.answer:
         out.append(f"Answer: {result.answer}")
     for req in sections.held_requests(result):

@@ -125,8 +125,7 @@ def run_with_graph(
             user_query=clean_question(asked),  # a run.before hook may rewrite it
             user_context=user,
             datasource_id=datasource_id,
-            reasoning=notes,
-            **(initial or {}),
+            **{**(initial or {}), "reasoning": [*(initial or {}).get("reasoning", []), *notes]},
         )
     start = state.model_dump()
     tree = StateTree(start, reducers_of(GraphState), reducers_of(SubgraphExecutionState))

@@ -12,6 +12,7 @@ that a fully loaded 2-core machine passes: 120 s for the server, the kernel and 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -232,3 +233,72 @@ def test_insert_as_cell_and_download_csv(jupyterlab, tmp_path):
             page.screenshot(path=str(OUTPUT / "exports.png"))
         finally:
             browser.close()
+
+
+def _conversation_notebook(path: Path) -> None:
+    """A question and two follow-ups (the year, then the grouping) through the magic."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    cells = ["%load_ext nl2sql\n%config NL2SQL.project_dir = 'project'",  # in the server's root
+             "%nl2sql How many orders were placed in 2024?",
+             "%nl2sql And in 2023?",
+             "%nl2sql by region instead"]
+    nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells],
+                                metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                         "language": "python"}}), path)
+
+
+def test_follow_ups_answer_in_the_thread(jupyterlab, tmp_path):
+    """A question, a follow-up changing its year and one changing its grouping: each answered
+    with the right rows, each showing the run it follows."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright")
+    from nl2sql.demo import ensure_demo
+
+    warehouse = ensure_demo().warehouse
+    import duckdb
+
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        per_region = con.execute(
+            "SELECT r.region_name, COUNT(*) FROM orders o JOIN customers c USING (customer_id) "
+            "JOIN regions r ON c.region_id = r.region_id WHERE year(o.order_date) = 2023 "
+            "GROUP BY 1 ORDER BY 1").fetchall()
+        in_2023 = sum(n for _, n in per_region)
+    base, token = jupyterlab
+    name = "conversation.ipynb"
+    _conversation_notebook(tmp_path / "root" / name)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1400})
+            page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=WAIT_S * 1000)
+            page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext"
+                                   "?.session?.kernel?.status === 'idle'", timeout=WAIT_S * 1000)
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            cells = page.locator(".jp-CodeCell")
+            by_year = cells.filter(has_text="%nl2sql And in 2023?")
+            by_region = cells.filter(has_text="%nl2sql by region instead")
+            expect = sync_api.expect
+            thread = by_region.locator(".nl2sql-thread")
+            expect(thread).to_be_visible(timeout=WAIT_S * 1000)
+            expect(thread).to_contain_text("follow-up of run 2: And in 2023?")
+            expect(by_year.locator(".nl2sql-thread")).to_contain_text(
+                "follow-up of run 1: How many orders were placed in 2024? — year 2024 → 2023")
+            year_table = by_year.locator("table.nl2sql-table")
+            expect(year_table.locator("tbody td").first).to_have_text(_number(in_2023),
+                                                                     timeout=CLICK_WAIT_S * 1000)
+            region_table = by_region.locator("table.nl2sql-table")
+            expect(region_table).to_be_visible(timeout=CLICK_WAIT_S * 1000)
+            rows = region_table.locator("tbody tr")
+            expect(rows).to_have_count(len(per_region))
+            for i, (region, count) in enumerate(per_region):
+                expect(rows.nth(i).locator("td")).to_have_text([region, _number(count)])
+            page.screenshot(path=str(OUTPUT / "conversation.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def _number(n: int) -> re.Pattern[str]:
+    """A count as a table cell shows it, with or without thousands separators."""
+    return re.compile(rf"^\s*{n:,}\s*$".replace(",", ",?"))
