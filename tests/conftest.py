@@ -1,13 +1,19 @@
-"""Fixtures every test folder may use: the URLs of the PostgreSQL and MariaDB test servers.
+"""Fixtures every test folder may use: the URLs of the PostgreSQL and MariaDB test servers, and
+one local Spark session.
 
-`NL2SQL_TEST_POSTGRES_URL` and `NL2SQL_TEST_MYSQL_URL` name them (`.ci/run` exports both). A
-test that needs a server which is not configured or does not answer fails in CI (env `CI` set)
-and is skipped elsewhere, with the reason either way.
+`NL2SQL_TEST_POSTGRES_URL` and `NL2SQL_TEST_MYSQL_URL` name the servers (`.ci/run` exports both).
+Spark needs pyspark and a Java runtime (`.ci/run` installs one). A test that needs a server or
+Spark which is not configured or does not answer fails in CI (env `CI` set) and is skipped
+elsewhere, with the reason either way.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,3 +62,43 @@ def postgres_url() -> str:
 def mysql_url() -> str:
     """A MySQL/MariaDB URL (PyMySQL driver) of a server where tests may create databases."""
     return _server_url("mysql")
+
+
+def spark_unavailable() -> str | None:
+    """Why Spark cannot start here (no pyspark, no Java runtime), or None."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "Spark tests need pyspark (pip install 'nl2sql[spark]')"
+    home = os.environ.get("JAVA_HOME")
+    if not (Path(home, "bin", "java").exists() if home else shutil.which("java")):
+        return "Spark tests need a Java runtime (apt-get install openjdk-17-jre-headless)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One `local[2]` SparkSession for the whole test run (starting one takes about 10 s): small
+    shuffles, no web UI, its warehouse and Derby files in a temporary folder. Spark sources on
+    `local[2]` join it; it is stopped at the end of the run."""
+    reason = spark_unavailable()
+    if reason:
+        _unavailable(reason)
+    from pyspark.sql import SparkSession
+
+    root = tmp_path_factory.mktemp("spark")
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("nl2sql-tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.warehouse.dir", str(root / "warehouse"))
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={root / 'derby'}")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
