@@ -220,17 +220,22 @@ class _Stop:
     def _poll(self) -> None:
         if self._finished:
             return
+        if self.reason is not None:
+            return
         if self._token is not None and self._token.cancelled:
             self._fire("cancelled")
         else:
             self._alarms.append(WATCHDOG.after(_CANCEL_POLL_S, self._poll))
 
     def _fire(self, reason: str) -> None:
-        if self._finished or self.reason is not None:
+        """Cancel the group, and again every poll until the statement ends: a query's later
+        stages (adaptive execution) start as jobs of their own after the first cancel."""
+        if self._finished:
             return
-        self.reason = reason
+        self.reason = self.reason or reason
         with suppress(Exception):  # the session may have been stopped under it
             self._adapter._cancel(self._spark, self._group)
+        self._alarms.append(WATCHDOG.after(_CANCEL_POLL_S, lambda: self._fire(reason)))
 
     def done(self) -> None:
         self._finished = True
