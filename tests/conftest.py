@@ -10,9 +10,7 @@ elsewhere, with the reason either way.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -64,26 +62,16 @@ def mysql_url() -> str:
     return _server_url("mysql")
 
 
-def spark_unavailable() -> str | None:
-    """Why Spark cannot start here (no pyspark, no Java runtime), or None."""
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return "Spark tests need pyspark (pip install 'nl2sql[spark]')"
-    home = os.environ.get("JAVA_HOME")
-    if not (Path(home, "bin", "java").exists() if home else shutil.which("java")):
-        return "Spark tests need a Java runtime (apt-get install openjdk-17-jre-headless)"
-    return None
-
-
 @pytest.fixture(scope="session")
 def spark_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One `local[2]` SparkSession for the whole test run (starting one takes about 10 s): small
     shuffles, no web UI, its warehouse and Derby files in a temporary folder. Spark sources on
     `local[2]` join it; it is stopped at the end of the run."""
+    from nl2sql.datasources.spark_session import spark_unavailable
+
     reason = spark_unavailable()
     if reason:
-        _unavailable(reason)
+        _unavailable(f"Spark tests: {reason}")
     from pyspark.sql import SparkSession
 
     root = tmp_path_factory.mktemp("spark")

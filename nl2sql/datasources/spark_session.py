@@ -168,14 +168,29 @@ def _get_or_create(id: str, master: str, builder: Any, *, create: bool = False) 
 
 def _require_java(id: str) -> None:
     """ConfigError unless a `java` runs from JAVA_HOME or PATH (pyspark's own lookup order)."""
+    missing = java_missing()
+    if missing:
+        raise ConfigError(f"datasource {id!r}: {missing}")
+
+
+def java_missing() -> str | None:
+    """Why no Java runtime would start here (one line), or None when one is found."""
     home = os.environ.get("JAVA_HOME")
     java = os.path.join(home, "bin", "java") if home else shutil.which("java")
-    if not java or not os.access(java, os.X_OK):
-        where = f"JAVA_HOME={home!r} has no bin/java" if home else "no `java` on PATH"
-        raise ConfigError(
-            f"datasource {id!r}: Spark needs a Java runtime (17 or 21) and {where}; install one "
-            "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
-        )
+    if java and os.access(java, os.X_OK):
+        return None
+    where = f"JAVA_HOME={home!r} has no bin/java" if home else "no `java` on PATH"
+    return (f"Spark needs a Java runtime (17 or 21) and {where}; install one "
+            "(Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
+
+
+def spark_unavailable() -> str | None:
+    """Why a local Spark cannot start here (pyspark not installed, no Java runtime), or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        return "Spark needs pyspark: pip install 'nl2sql[spark]'"
+    return java_missing()
 
 
 def _probe(id: str, url: str, what: str) -> None:
