@@ -10,7 +10,12 @@ elsewhere, with the reason either way.
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import subprocess
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -90,3 +95,50 @@ def spark_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`sc://127.0.0.1:PORT` of a Spark Connect server (`local[2]`) started for the test run from
+    pyspark's own jars, and stopped at its end."""
+    from nl2sql.datasources.spark_session import spark_unavailable
+
+    reason = spark_unavailable()
+    if reason:
+        _unavailable(f"Spark Connect tests: {reason}")
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    root = tmp_path_factory.mktemp("spark-connect")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    conf = {"spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": str(port), "spark.ui.enabled": "false",
+            "spark.sql.shuffle.partitions": "2", "spark.sql.warehouse.dir": str(root / "warehouse")}
+    command = [str(home / "bin" / "spark-submit"), "--master", "local[2]",
+               "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+               "--driver-java-options", f"-Dderby.system.home={root / 'derby'}",
+               *(a for key, value in conf.items() for a in ("--conf", f"{key}={value}"))]
+    log = (root / "server.log").open("wb")
+    server = subprocess.Popen(command, env={**os.environ, "SPARK_HOME": str(home)}, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    _unavailable(f"the Spark Connect server did not start (see {root}/server.log)")
+                time.sleep(0.5)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()

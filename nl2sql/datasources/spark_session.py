@@ -138,7 +138,15 @@ def _start(id: str, master: str, conf: dict[str, str]) -> tuple[Any, bool]:
         ) from None
     if is_connect(master):
         _probe(id, master, "Spark Connect server")
-        return _get_or_create(id, master, SparkSession.builder.remote(master), create=True), True
+        # Connect's own builder: pyspark's generic one would switch the whole process into
+        # Connect mode (an environment variable), breaking classic sessions next to it.
+        try:
+            from pyspark.sql.connect.session import SparkSession as ConnectSession
+        except ImportError as exc:  # grpcio and friends: pyspark's `connect` extra
+            raise ConfigError(f"datasource {id!r}: Spark Connect needs pyspark's connect extra "
+                              f"(pip install 'nl2sql[spark]'): {safe_one_line(exc)}") from None
+
+        return _get_or_create(id, master, ConnectSession.builder.remote(master), create=True), True
     if master.lower().startswith("spark://"):
         _probe(id, master, "Spark master")
     _require_java(id)
