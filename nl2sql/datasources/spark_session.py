@@ -124,9 +124,20 @@ def release(master: str, session: Any) -> None:
         session.stop()
 
 
+def _running() -> Any | None:
+    """The classic session running in this process (active or default), or None."""
+    from pyspark.sql import SparkSession
+
+    try:
+        return SparkSession.active()
+    except Exception:  # noqa: BLE001 - pyspark's "no active or default session"
+        return None
+
+
 def _stopped(session: Any) -> bool:
-    context = getattr(session, "_sc", None)  # classic sessions only; Connect has no context
-    return context is not None and getattr(context, "_jsc", None) is None
+    """Whether the Spark context under `session` was stopped (by its owner, or the notebook)."""
+    running = _running()
+    return running is None or running.sparkContext is not session.sparkContext
 
 
 def _start(id: str, master: str, conf: dict[str, str]) -> tuple[Any, bool]:
@@ -150,16 +161,15 @@ def _start(id: str, master: str, conf: dict[str, str]) -> tuple[Any, bool]:
     if master.lower().startswith("spark://"):
         _probe(id, master, "Spark master")
     _require_java(id)
-    from pyspark import SparkContext
-
-    running = SparkContext._active_spark_context
+    running = _running()
     if running is not None:
-        if running.master != master:
+        if running.sparkContext.master != master:
             raise ConfigError(
-                f"datasource {id!r}: this process already runs Spark on {running.master!r}; one "
-                f"process holds one Spark context, so {master!r} cannot be opened next to it"
+                f"datasource {id!r}: this process already runs Spark on "
+                f"{running.sparkContext.master!r}; one process holds one Spark context, so "
+                f"{master!r} cannot be opened next to it"
             )
-        return SparkSession.builder.getOrCreate(), False
+        return running, False
     builder = SparkSession.builder.master(master).appName("nl2sql")
     for key, value in conf.items():
         builder = builder.config(key, value)
