@@ -7,7 +7,10 @@ statement is the catalog's `DESCRIBE TABLE EXTENDED`, built from quoted catalog 
 `spark_catalog`. The row cap runs in Spark (`LIMIT cap + 1` on the query's plan) and the rows come
 back as Arrow. Each statement runs under its own job group (Spark Connect: an operation tag);
 the process's watchdog cancels it when its timeout passes or the run it belongs to is cancelled,
-which stops its Spark jobs and interrupts their tasks.
+which stops its Spark jobs and interrupts their tasks. A task notices the interrupt between two
+rows it reads: generated code that loops long inside one row (a nested-loop join of small
+broadcast tables with nothing large streamed through it) runs on until that row is done, though
+its job is already cancelled.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ if TYPE_CHECKING:
 _INTROSPECTION_TIMEOUT_S = 30.0
 #: The thread-local properties `setJobGroup` sets (cleared after each statement).
 _JOB_GROUP_PROPERTIES = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+#: A value lookup's budget: Spark starts a job for each query (about a second, more on a busy
+#: cluster), so the 3 s other engines get would drop most lookups.
+LOOKUP_TIMEOUT_S = 15.0
 #: Seconds between two looks at the run's cancel token while a statement runs.
 _CANCEL_POLL_S = 0.25
 
@@ -133,6 +139,13 @@ class SparkAdapter(SQLAdapter):
             spark, self._spark = self._spark, None
         if spark is not None:
             release(self.master, self._base)
+
+    def lookup_values(self, table_key: str, column: str, needle: str, limit: int = 10) -> list[str]:
+        """As SQLAdapter's, with the longer budget of a Spark job (`LOOKUP_TIMEOUT_S`)."""
+        from nl2sql.datasources.introspection import bounded_lookup
+
+        return bounded_lookup(self._rows, table_key, column, needle, limit, self.dialect,
+                              min(self.timeout_s, LOOKUP_TIMEOUT_S))
 
     @property
     def spark(self) -> Any:

@@ -19,7 +19,7 @@ from nl2sql.datasources.spark import SparkAdapter
 from nl2sql.datasources.spark_catalog import PARTITION_NOTE
 from nl2sql.errors import ConfigError
 
-from .conformance.servers import spark_database
+from .conformance.servers import spark_database, spark_load_table
 
 # Mixed-case names and a partitioned table: a catalog unlike the shop's.
 SCHEMAS = {
@@ -27,12 +27,16 @@ SCHEMAS = {
     "carrier_names": "Carrier STRING, FullName STRING",
 }
 CARRIERS = ["North Air"] * 5 + ["Blue Wing"] * 3 + ["Pacifica"]
-LONG_CROSS_JOIN = "SELECT COUNT(*) AS n FROM " + ", ".join(f"FlightLegs AS f{i}" for i in range(8))
+#: Runs for minutes; interruptible between the rows of the large table it scans (`ticks`), the
+#: analyzed small tables being the broadcast sides.
+LONG_CROSS_JOIN = "SELECT COUNT(*) AS n FROM {load} AS t, " + ", ".join(
+    f"carrier_names AS c{i}" for i in range(8))
 
 
 @pytest.fixture(scope="module")
-def fleet(spark_session: Any) -> Iterator[tuple[Any, str]]:
-    """(the test run's session, a database with a partitioned table and a plain one)."""
+def fleet(spark_session: Any) -> Iterator[tuple[Any, str, str]]:
+    """(the test run's session, a database with a partitioned table and a plain one, a large
+    table elsewhere for queries that must run long)."""
     from datetime import date
 
     legs = [(i, CARRIERS[i % len(CARRIERS)], 30 + i, date(2024, 1 + i % 3, 1)) for i in range(90)]
@@ -40,12 +44,13 @@ def fleet(spark_session: Any) -> Iterator[tuple[Any, str]]:
     with spark_database(spark_session, {"carrier_names": names}, SCHEMAS) as database:
         frame = spark_session.createDataFrame(legs, SCHEMAS["FlightLegs"])
         frame.write.format("parquet").partitionBy("Carrier").saveAsTable(f"{database}.FlightLegs")
-        yield spark_session, database
+        with spark_load_table(spark_session, 1_000_000) as load:
+            yield spark_session, database, load
 
 
 @pytest.fixture
 def adapter(fleet: tuple[Any, str]) -> Iterator[SparkAdapter]:
-    spark, database = fleet
+    spark, database, _ = fleet
     opened = SparkAdapter("fleet", spark.sparkContext.master, database=database)
     yield opened
     opened.close()
@@ -109,8 +114,8 @@ def test_the_catalog_names_partition_columns_and_mixed_case_names(adapter: Spark
     assert snapshot.table("carrier_names").row_count == 3
 
 
-def test_the_fingerprint_follows_the_catalog(fleet: tuple[Any, str], adapter: SparkAdapter):
-    spark, database = fleet
+def test_the_fingerprint_follows_the_catalog(fleet: tuple[Any, str, str], adapter: SparkAdapter):
+    spark, database, _ = fleet
     before = adapter.catalog_fingerprint()
     assert adapter.catalog_fingerprint() == before
     spark.sql(f"CREATE VIEW {database}.long_legs AS SELECT * FROM {database}.FlightLegs "
@@ -132,9 +137,9 @@ def test_the_fingerprint_follows_the_catalog(fleet: tuple[Any, str], adapter: Sp
     "SELECT * FROM parquet.`/tmp`",
 ])
 def test_spark_statements_that_change_or_reach_out_are_refused(
-    fleet: tuple[Any, str], adapter: SparkAdapter, sql: str
+    fleet: tuple[Any, str, str], adapter: SparkAdapter, sql: str
 ):
-    spark, _ = fleet
+    spark, _, _ = fleet
     ansi = spark.conf.get("spark.sql.ansi.enabled")
     with pytest.raises(ResultError) as info:
         adapter.execute(sql, row_cap=5, timeout_s=10)
@@ -152,15 +157,17 @@ def test_names_resolve_in_the_source_database(adapter: SparkAdapter):
                                                                               "Blue Wing"]
 
 
-def test_a_timed_out_query_leaves_no_running_job(fleet: tuple[Any, str], adapter: SparkAdapter):
-    spark, _ = fleet
+def test_a_timed_out_query_leaves_no_running_job(fleet: tuple[Any, str, str],
+                                                 adapter: SparkAdapter):
+    spark, _, load = fleet
     started = time.monotonic()
     with pytest.raises(ResultError) as info:
-        adapter.execute(LONG_CROSS_JOIN, row_cap=1, timeout_s=1.0)
+        adapter.execute(LONG_CROSS_JOIN.format(load=load), row_cap=1, timeout_s=1.0)
     assert info.value.kind == "timeout" and time.monotonic() - started < 20
     assert _active_jobs(spark) == []
-    assert adapter.execute("SELECT COUNT(*) AS n FROM carrier_names").table.to_pylist() == [
-        {"n": 3}]
+    # its tasks stopped too: a small query gets both cores at once (it would queue behind them)
+    frame = adapter.execute("SELECT COUNT(*) AS n FROM carrier_names", timeout_s=20)
+    assert frame.table.to_pylist() == [{"n": 3}]
 
 
 @dataclass
@@ -168,16 +175,17 @@ class _RunContext:
     cancel_token: CancelToken
 
 
-def test_a_cancelled_run_stops_its_spark_job(fleet: tuple[Any, str], adapter: SparkAdapter):
+def test_a_cancelled_run_stops_its_spark_job(fleet: tuple[Any, str, str],
+                                             adapter: SparkAdapter):
     """Inside a graph run, cancelling the run's token stops the statement long before its own
     timeout, and no Spark job keeps running."""
     from langgraph.graph import END, START, StateGraph
 
-    spark, _ = fleet
+    spark, _, load = fleet
 
     def scan(state: dict[str, Any]) -> dict[str, Any]:
         try:
-            adapter.execute(LONG_CROSS_JOIN, row_cap=1, timeout_s=120)
+            adapter.execute(LONG_CROSS_JOIN.format(load=load), row_cap=1, timeout_s=120)
         except ResultError as exc:
             return {"outcome": exc.safe_message}
         return {"outcome": "finished"}
@@ -193,3 +201,5 @@ def test_a_cancelled_run_stops_its_spark_job(fleet: tuple[Any, str], adapter: Sp
     assert result["outcome"] == "the run was cancelled and its Spark job was stopped"
     assert time.monotonic() - started < 30
     assert _active_jobs(spark) == []
+    frame = adapter.execute("SELECT COUNT(*) AS n FROM carrier_names", timeout_s=20)
+    assert frame.table.to_pylist() == [{"n": 3}]

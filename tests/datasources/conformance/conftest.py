@@ -27,7 +27,7 @@ from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
 from nl2sql.datasources.sqlite import SQLiteAdapter
 
 from ..conftest import REGIONS, SALES, STORES
-from .servers import analyze, insert_rows, run_all, scratch, spark_database
+from .servers import analyze, insert_rows, run_all, scratch, spark_database, spark_load_table
 
 ENGINES = ("duckdb", "sqlite", "postgres", "mariadb", "frames", "spark")
 
@@ -63,8 +63,10 @@ SPARK_SCHEMAS = {
 SPARK_VIEW = SERVER_DDL[-1]
 
 SLOW = {
-    # the guard allows no range(): a seven-fold cross join of the sales (60^7 rows) instead
-    "spark": "SELECT COUNT(*) AS n FROM " + ", ".join(f"sales AS s{i}" for i in range(7)),
+    # the guard allows no range(): a million-row table of its own (in another database, so the
+    # shop's catalog stays the same), scanned under a cross join with the sales (see
+    # `servers.spark_load_table`: Spark interrupts a cancelled task only between input rows)
+    "spark": "SELECT COUNT(*) AS n FROM {load} AS t, sales AS a, sales AS b, sales AS c",
     "duckdb": "SELECT COUNT(*) FROM range(1000000000) AS a, range(1000000) AS b",
     "frames": "SELECT COUNT(*) FROM range(1000000000) AS a, range(1000000) AS b",
     "sqlite": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT COUNT(*) FROM r",
@@ -89,12 +91,13 @@ class Case:
     engine: str
     adapter: Any
     views: bool = True  # store_sales exists
+    load_table: str = ""  # Spark: the large table its slow query scans
     keys: bool = True  # primary and foreign keys are declared
     comments: bool = True  # stores carries the comment "Physical stores"
 
     @property
     def slow_sql(self) -> str:
-        return SLOW[self.engine]
+        return SLOW[self.engine].format(load=self.load_table)
 
     @property
     def type_error_sql(self) -> str:
@@ -123,16 +126,17 @@ def maria_shop(mysql_url: str) -> Iterator[URL]:
 
 
 @pytest.fixture(scope="session")
-def spark_shop(spark_session: Any) -> Iterator[tuple[str, str]]:
+def spark_shop(spark_session: Any) -> Iterator[tuple[str, str, str]]:
     """(the master, the name of a fresh Spark database holding the shop tables, analyzed, and
-    the view)."""
+    the view, and a large table elsewhere for the slow query)."""
     tables = {name: [_spark_row(name, row) for row in ROWS[name]] for name in COLUMNS}
     with spark_database(spark_session, tables, SPARK_SCHEMAS) as database:
         spark_session.sql(f"COMMENT ON TABLE {database}.stores IS 'Physical stores'")
         spark_session.sql(SPARK_VIEW.replace("VIEW store_sales", f"VIEW {database}.store_sales")
                           .replace("FROM stores", f"FROM {database}.stores")
                           .replace("JOIN sales", f"JOIN {database}.sales"))
-        yield spark_session.sparkContext.master, database
+        with spark_load_table(spark_session, 1_000_000) as load_table:
+            yield spark_session.sparkContext.master, database, load_table
 
 
 def _spark_row(table: str, row: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -165,9 +169,9 @@ def open_case(request: pytest.FixtureRequest, engine: str, **opts: Any) -> Case:
             engine, SQLAlchemyAdapter("shop", request.getfixturevalue("maria_shop"), **opts)
         )
     if engine == "spark":
-        master, database = request.getfixturevalue("spark_shop")
+        master, database, load_table = request.getfixturevalue("spark_shop")
         return Case(engine, SparkAdapter("shop", master, database=database, **opts),
-                    keys=False)
+                    keys=False, load_table=load_table)
     adapter = FramesAdapter("shop", shop_frames(), **opts)
     return Case(engine, adapter, views=False, keys=False, comments=False)
 

@@ -65,6 +65,25 @@ def spark_database(
         spark.sql(f"DROP DATABASE IF EXISTS {name} CASCADE")
 
 
+@contextmanager
+def spark_load_table(spark: Any, rows: int) -> Iterator[str]:
+    """`database.ticks`, a table of `rows` ids in a fresh database, for queries that must run long.
+
+    A cancelled Spark job's tasks are interrupted, but a task only notices between two rows it
+    reads: a cross join of small tables alone is generated code that never looks, and would run
+    on after its job was cancelled. Streaming this table through a join with small analyzed
+    tables (broadcast), a task looks at every row of it."""
+    name = unique_name()
+    spark.sql(f"CREATE DATABASE {name}")
+    try:
+        spark.range(rows, numPartitions=2).write.format("parquet").saveAsTable(f"{name}.ticks")
+        # its statistics make it the side a join streams (the small tables are broadcast)
+        spark.sql(f"ANALYZE TABLE {name}.ticks COMPUTE STATISTICS")
+        yield f"{name}.ticks"
+    finally:
+        spark.sql(f"DROP DATABASE IF EXISTS {name} CASCADE")
+
+
 def run_all(engine: sa.Engine, statements: Sequence[str]) -> None:
     """Run fixed DDL/DML statements in one transaction."""
     with engine.begin() as conn:
