@@ -29,7 +29,13 @@ from nl2sql.datasources.spark_catalog import (
     describe_sql,
     read_catalog,
 )
-from nl2sql.datasources.spark_session import acquire, is_connect, quiet_query_errors, release
+from nl2sql.datasources.spark_session import (
+    acquire,
+    is_connect,
+    quiet_query_errors,
+    release,
+    shown_master,
+)
 from nl2sql.datasources.sql_adapter import SQLAdapter
 from nl2sql.datasources.watchdog import WATCHDOG
 from nl2sql.errors import ConfigError, safe_one_line
@@ -105,8 +111,8 @@ class SparkAdapter(SQLAdapter):
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        shown = self.master.split(";", 1)[0]  # Spark Connect URLs may carry a token after ';'
-        return f"SparkAdapter(id={self.id!r}, master={shown!r}, database={self.database!r})"
+        return (f"SparkAdapter(id={self.id!r}, master={shown_master(self.master)!r}, "
+                f"database={self.database!r})")
 
     def execute(
         self, sql: str, *, row_cap: int | None = None, timeout_s: float | None = None
@@ -149,7 +155,8 @@ class SparkAdapter(SQLAdapter):
 
     @property
     def spark(self) -> Any:
-        """The SparkSession this source reads through (shared by the sources of its master)."""
+        """This source's own SparkSession (its current database), on the Spark context the
+        sources of its master share."""
         return self._session()
 
     def _rows(self, sql: str, timeout_s: float = _INTROSPECTION_TIMEOUT_S) -> list[Any]:

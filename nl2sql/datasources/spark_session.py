@@ -90,6 +90,15 @@ def is_connect(master: str) -> bool:
     return master.lower().startswith("sc://")
 
 
+def shown_master(master: str) -> str:
+    """`master` fit to show: a Spark Connect URL's parameters (`;token=...`) left out.
+
+    >>> shown_master("sc://h:15002/;token=secret;user_id=me")
+    'sc://h:15002/'
+    """
+    return master.split(";", 1)[0]
+
+
 def acquire(id: str, master: str, conf: dict[str, str] | None = None) -> Any:
     """The shared SparkSession of `master`, started when none runs; ConfigError in one line.
 
@@ -180,7 +189,7 @@ def _get_or_create(id: str, master: str, builder: Any, *, create: bool = False) 
     try:
         return builder.create() if create else builder.getOrCreate()
     except Exception as exc:  # noqa: BLE001 - JVM start or connection failures, one line each
-        raise ConfigError(f"datasource {id!r}: cannot start Spark on {master!r}: "
+        raise ConfigError(f"datasource {id!r}: cannot start Spark on {shown_master(master)!r}: "
                           f"{safe_one_line(exc)}") from exc
 
 
