@@ -1,7 +1,7 @@
 """open_datasource: pick and open the adapter for a URL, a file path or a set of DataFrames.
 
 Which engine and which file a location names is parsed by `nl2sql.datasources.locations` (URL
-conventions there); this module only opens the adapter. PostgreSQL and MySQL/MariaDB URLs
+conventions there, Spark masters too); this module only opens the adapter. PostgreSQL and MySQL/MariaDB URLs
 default to the psycopg and PyMySQL drivers.
 """
 
@@ -11,7 +11,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nl2sql.datasources.locations import file_reader, is_server_url, resolve_target
+from nl2sql.datasources.locations import (
+    file_reader,
+    is_server_url,
+    resolve_target,
+    spark_location,
+)
 
 if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
@@ -35,6 +40,12 @@ def open_datasource(
         from nl2sql.datasources.frames import FramesAdapter
 
         return FramesAdapter(id, {id: target}, **opts)
+    spark = spark_location(id, target)
+    if spark is not None:
+        from nl2sql.datasources.spark import SparkAdapter
+
+        master, database = spark
+        return SparkAdapter(id, master, database=database, **opts)
     if is_server_url(target):
         from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
 

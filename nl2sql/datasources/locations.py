@@ -5,13 +5,16 @@ and the same for `duckdb://`, `csv://`, `tsv://` and `parquet://`. A bare path i
 its file header when it exists (a `.db` file may be either engine), otherwise by its extension;
 a `.csv`, `.tsv` or `.parquet` path (or glob) is a file source. Any other URL is a SQLAlchemy
 URL (`postgresql://`, `mysql://`, `mariadb://`, `mssql+pyodbc://`, ...) for an engine sqlglot
-has a dialect for. Pure parsing: no adapter is imported here, so the factory and the frames
+has a dialect for. A Spark source is named by its master — `local[N]`, `spark://host:port` —
+or a Spark Connect URL `sc://host:port`, each optionally followed by `?database=NAME`. Pure parsing: no adapter is imported here, so the factory and the frames
 adapter both use it without importing each other.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from nl2sql.errors import ConfigError
 
@@ -34,6 +37,32 @@ _FILE_SUFFIXES = {
     ".parquet": "read_parquet",
     ".pq": "read_parquet",
 }
+
+
+_SPARK_LOCAL = re.compile(r"local(\[(\d+|\*)(,\s*\d+)?\])?", re.IGNORECASE)
+_SPARK_SCHEMES = ("spark://", "sc://")
+
+
+def spark_location(id: str, target: str) -> tuple[str, str | None] | None:
+    """(Spark master, database or None) when `target` names a Spark source, else None.
+
+    >>> spark_location("s", "local[2]"), spark_location("s", "sc://h:15002?database=shop")
+    (('local[2]', None), ('sc://h:15002', 'shop'))
+    >>> spark_location("s", "postgresql://h/db") is None
+    True
+    """
+    master, _, query = target.strip().partition("?")
+    if not (_SPARK_LOCAL.fullmatch(master) or master.lower().startswith(_SPARK_SCHEMES)):
+        return None
+    params = parse_qs(query, keep_blank_values=True)
+    unknown = sorted(set(params) - {"database"})
+    if unknown or any(len(v) != 1 or not v[0] for v in params.values()):
+        raise ConfigError(
+            f"datasource {id!r}: a Spark location takes one option, ?database=NAME "
+            f"(got {query!r})"
+        )
+    database = params["database"][0] if params else None
+    return master, database
 
 
 def file_reader(target: str) -> str | None:

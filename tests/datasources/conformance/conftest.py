@@ -1,8 +1,9 @@
 """One shop database (regions, stores, sales, a view) on every adapter, and a `case` per engine.
 
 DuckDB and SQLite files come from `tests/datasources/conftest.py`; PostgreSQL and MariaDB get
-the same tables and rows in a throw-away schema / database (see `servers.py`); the frames
-adapter gets them as pandas and polars DataFrames. Engine-specific SQL (a query that runs far
+the same tables and rows in a throw-away schema / database (see `servers.py`), Spark in a
+throw-away database of the test run's `local[2]` session; the frames adapter gets them as
+pandas and polars DataFrames. Engine-specific SQL (a query that runs far
 longer than any timeout, a type error) sits on the case; everything else is shared.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -19,13 +22,14 @@ from sqlalchemy.engine import URL
 
 from nl2sql.datasources.duckdb import DuckDBAdapter
 from nl2sql.datasources.frames import FramesAdapter
+from nl2sql.datasources.spark import SparkAdapter
 from nl2sql.datasources.sqlalchemy import SQLAlchemyAdapter
 from nl2sql.datasources.sqlite import SQLiteAdapter
 
 from ..conftest import REGIONS, SALES, STORES
-from .servers import analyze, insert_rows, run_all, scratch
+from .servers import analyze, insert_rows, run_all, scratch, spark_database, spark_load_table
 
-ENGINES = ("duckdb", "sqlite", "postgres", "mariadb", "frames")
+ENGINES = ("duckdb", "sqlite", "postgres", "mariadb", "frames", "spark")
 
 # Both servers accept this DDL; MariaDB ignores column-level REFERENCES, so keys are table-level.
 SERVER_DDL = (
@@ -50,7 +54,19 @@ COLUMNS = {
 }
 ROWS = {"regions": REGIONS, "stores": STORES, "sales": SALES}
 
+# Spark declares no keys; its columns carry Spark's own type names.
+SPARK_SCHEMAS = {
+    "regions": "region_id INT, region_name STRING",
+    "stores": "store_id INT, store_name STRING, state STRING, region_id INT",
+    "sales": "sale_id INT, store_id INT, amount DECIMAL(10, 2), sold_on DATE, note STRING",
+}
+SPARK_VIEW = SERVER_DDL[-1]
+
 SLOW = {
+    # the guard allows no range(): a million-row table of its own (in another database, so the
+    # shop's catalog stays the same), scanned under a cross join with the sales (see
+    # `servers.spark_load_table`: Spark interrupts a cancelled task only between input rows)
+    "spark": "SELECT COUNT(*) AS n FROM {load} AS t, sales AS a, sales AS b, sales AS c",
     "duckdb": "SELECT COUNT(*) FROM range(1000000000) AS a, range(1000000) AS b",
     "frames": "SELECT COUNT(*) FROM range(1000000000) AS a, range(1000000) AS b",
     "sqlite": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT COUNT(*) FROM r",
@@ -64,6 +80,7 @@ TYPE_ERROR = {
     "sqlite": "SELECT abs(1, 2) AS x",
     "postgres": "SELECT 1 + 'abc' AS x",
     "mariadb": "SELECT CAST(0 AS UNSIGNED) - 1 AS x",
+    "spark": "SELECT 1 + 'abc' AS x",
 }
 
 
@@ -74,12 +91,13 @@ class Case:
     engine: str
     adapter: Any
     views: bool = True  # store_sales exists
+    load_table: str = ""  # Spark: the large table its slow query scans
     keys: bool = True  # primary and foreign keys are declared
     comments: bool = True  # stores carries the comment "Physical stores"
 
     @property
     def slow_sql(self) -> str:
-        return SLOW[self.engine]
+        return SLOW[self.engine].format(load=self.load_table)
 
     @property
     def type_error_sql(self) -> str:
@@ -107,6 +125,27 @@ def maria_shop(mysql_url: str) -> Iterator[URL]:
     yield from _seed_server("mariadb", mysql_url)
 
 
+@pytest.fixture(scope="session")
+def spark_shop(spark_session: Any) -> Iterator[tuple[str, str, str]]:
+    """(the master, the name of a fresh Spark database holding the shop tables, analyzed, and
+    the view, and a large table elsewhere for the slow query)."""
+    tables = {name: [_spark_row(name, row) for row in ROWS[name]] for name in COLUMNS}
+    with spark_database(spark_session, tables, SPARK_SCHEMAS) as database:
+        spark_session.sql(f"COMMENT ON TABLE {database}.stores IS 'Physical stores'")
+        spark_session.sql(SPARK_VIEW.replace("VIEW store_sales", f"VIEW {database}.store_sales")
+                          .replace("FROM stores", f"FROM {database}.stores")
+                          .replace("JOIN sales", f"JOIN {database}.sales"))
+        with spark_load_table(spark_session, 1_000_000) as load_table:
+            yield spark_session.sparkContext.master, database, load_table
+
+
+def _spark_row(table: str, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    if table != "sales":
+        return row
+    sale_id, store_id, amount, sold_on, note = row
+    return sale_id, store_id, Decimal(str(amount)), date.fromisoformat(sold_on), note
+
+
 def shop_frames() -> dict[str, Any]:
     """The shop tables as DataFrames: regions and stores in pandas, sales in polars."""
     return {
@@ -129,6 +168,10 @@ def open_case(request: pytest.FixtureRequest, engine: str, **opts: Any) -> Case:
         return Case(
             engine, SQLAlchemyAdapter("shop", request.getfixturevalue("maria_shop"), **opts)
         )
+    if engine == "spark":
+        master, database, load_table = request.getfixturevalue("spark_shop")
+        return Case(engine, SparkAdapter("shop", master, database=database, **opts),
+                    keys=False, load_table=load_table)
     adapter = FramesAdapter("shop", shop_frames(), **opts)
     return Case(engine, adapter, views=False, keys=False, comments=False)
 

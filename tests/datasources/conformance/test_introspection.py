@@ -15,6 +15,7 @@ DIALECTS = {
     "sqlite": "sqlite",
     "postgres": "postgres",
     "mariadb": "mysql",
+    "spark": "spark",
 }
 
 
