@@ -139,5 +139,6 @@ def test_the_cli_shows_a_spinner_on_a_terminal_only(sources, tmp_path):
     code, out, err = _cli(tty_dir, sources, tty=True)
     assert code == 0 and "success" in out
     assert "Loading the offline engine…" in err  # the slow step, named while it runs
-    assert "Reading the schema of desk…" in err
+    # (a fast step, such as reading a small schema, may end between two frames of the spinner:
+    # which of them are drawn depends on the machine's speed, so only the slow one is asserted)
     assert "\x1b[?25l" in err  # rich hid the cursor: a live spinner drew there

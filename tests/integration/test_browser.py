@@ -253,17 +253,17 @@ def test_follow_ups_answer_in_the_thread(jupyterlab, tmp_path):
     """A question, a follow-up changing its year and one changing its grouping: each answered
     with the right rows, each showing the run it follows."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright")
-    from nl2sql.demo import ensure_demo
+    import nl2sql
 
-    warehouse = ensure_demo().warehouse
-    import duckdb
-
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        per_region = con.execute(
-            "SELECT r.region_name, COUNT(*) FROM orders o JOIN customers c USING (customer_id) "
+    # the expected rows straight from the warehouse, through the same adapter the kernel uses (a
+    # second DuckDB connection with other settings would be refused in this process)
+    with nl2sql.connect("demo", settings={"project_dir": tmp_path / "expected"}) as session:
+        per_region = list(session.sql(
+            "warehouse",
+            "SELECT r.region_name, COUNT(*) AS n FROM orders o JOIN customers c USING (customer_id) "
             "JOIN regions r ON c.region_id = r.region_id WHERE year(o.order_date) = 2023 "
-            "GROUP BY 1 ORDER BY 1").fetchall()
-        in_2023 = sum(n for _, n in per_region)
+            "GROUP BY 1 ORDER BY 1").itertuples(index=False, name=None))
+    in_2023 = sum(n for _, n in per_region)
     base, token = jupyterlab
     name = "conversation.ipynb"
     _conversation_notebook(tmp_path / "root" / name)
