@@ -32,3 +32,18 @@ def clean_question(text: str) -> str:
         text = _NOT_A_BYTE.sub("\ufffd", text)
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return _CONTROL.sub(" ", text)
+
+
+def checked_question(question: object, limit: int) -> str:
+    """The question, cleaned and stripped; ValueError when it is empty or longer than `limit`
+    characters (the setting `max_question_chars`: the reasoning cost grows with the length, and
+    nobody asks in 100 KB)."""
+    if not isinstance(question, str):
+        raise ValueError("the question is empty")
+    text = clean_question(question).strip()  # shell bytes, NUL, escapes: plain text from here
+    if not text:
+        raise ValueError("the question is empty")
+    if len(text) > limit:
+        raise ValueError(f"the question is {len(text):,} characters long; the limit is "
+                         f"{limit:,} (setting max_question_chars)")
+    return text

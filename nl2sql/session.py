@@ -17,10 +17,10 @@ from nl2sql.context import CancelToken, NL2SQLContext
 from nl2sql.errors import ConfigError
 from nl2sql.governance import actions
 from nl2sql.governance.services import Governance
-from nl2sql.governance.stores import ApprovalStore, PinStore
+from nl2sql.governance.stores import ApprovalStore, Damaged, PinStore, read_stored
 from nl2sql.history import THREAD_RUNS, History, history_file
 from nl2sql.progress import listening, step
-from nl2sql.question import clean_question
+from nl2sql.question import checked_question
 from nl2sql.result import QueryResult
 from nl2sql.security.rbac import UserContext
 from nl2sql.settings import FileConfig, Settings
@@ -134,16 +134,9 @@ class Session:
 
     @staticmethod
     def _build_graph(key: tuple[bool, bool, bool], resumable: bool) -> Any:
-        from nl2sql.pipeline.graph import build_graph
+        from nl2sql.pipeline.graph import build_graph, resumable_checkpointer
 
-        saver = None
-        if resumable:
-            from langgraph.checkpoint.memory import InMemorySaver
-            from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-            # In memory, holding only this session's own states: its types may load.
-            serde = JsonPlusSerializer(allowed_msgpack_modules=_state_enums())
-            saver = InMemorySaver(serde=serde)
+        saver = resumable_checkpointer() if resumable else None
         return build_graph(execute=key[0], curated=key[1], checkpointer=saver)
 
     # -- running ------------------------------------------------------------------------------
@@ -173,7 +166,7 @@ class Session:
         `plan` (a PlanModel or its dict) runs that plan instead of planning (a pin of source
         "supplied"); otherwise a pin stored for the question (`QueryResult.pin()`) is used.
         """
-        question = self._checked(question)
+        question = checked_question(question, self.settings.max_question_chars)
         run: dict[str, Any] = {"user": user or self.user, "timeout_s": timeout_s, "on_event": on_event,
                                "cancel_token": cancel_token, "callbacks": callbacks}
         if follow_up and plan is None:
@@ -185,7 +178,7 @@ class Session:
         if plan is not None:
             pinned = actions.supplied_pin(self.context, question, plan, datasource)
         else:
-            pinned = _stored(lambda: self.pins.get(question, datasource), None, "pin")
+            pinned = read_stored(lambda: self.pins.get(question, datasource), None, "pin")
         return self._run(question, datasource, execute, pinned=pinned, **run)
 
     def _follow(self, question: str, datasource: str | None, execute: bool,
@@ -206,20 +199,6 @@ class Session:
         asked, pinned = follow_up_pin(self, question, follow)
         return self._run(asked, follow.datasource, execute, pinned=pinned, follow=follow,
                          shown_as=question, **run)
-
-    def _checked(self, question: Any) -> str:
-        """The question, stripped; a clear refusal when it is empty or longer than the setting
-        `max_question_chars` (the reasoning cost grows with the length; nobody asks in 100 KB)."""
-        if not isinstance(question, str):
-            raise ValueError("the question is empty")
-        text = clean_question(question).strip()  # shell bytes, NUL, escapes: plain text from here
-        if not text:
-            raise ValueError("the question is empty")
-        limit = self.settings.max_question_chars
-        if len(text) > limit:
-            raise ValueError(f"the question is {len(text):,} characters long; the limit is "
-                             f"{limit:,} (setting max_question_chars)")
-        return text
 
     def rerun(self, result: QueryResult) -> QueryResult:
         """Ask `result`'s question again, with the same options (a follow-up: its resolved edit)."""
@@ -271,10 +250,10 @@ class Session:
             graph = self.graph(execute)
         from nl2sql.pipeline.runtime import run_with_graph
 
-        on_record = _stored(lambda: self.approvals.for_question(question), [], "approvals")
+        on_record = read_stored(lambda: self.approvals.for_question(question), [], "approvals")
         decisions = {a.request_id: a for a in on_record}
         decisions.update({a.request_id: a for a in approvals or []})
-        notes = [n for n in (pinned, on_record) if isinstance(n, _Damaged)]
+        notes = [n for n in (pinned, on_record) if isinstance(n, Damaged)]
         outcome = run_with_graph(
             graph,
             self.context,
@@ -286,7 +265,7 @@ class Session:
             cancel_token=cancel_token,
             callbacks=callbacks,
             pool=self.runs,
-            initial={"pinned": None if isinstance(pinned, _Damaged) else pinned,
+            initial={"pinned": None if isinstance(pinned, Damaged) else pinned,
                      "approvals": list(decisions.values()),
                      "errors": [n.warning for n in notes],
                      "reasoning": [follow.reasoning] if follow else []},
@@ -334,19 +313,7 @@ class Session:
                                                                      note=note), strict=True):
             self.approvals.record(request, decision)
         refusals = [actions.refusal(r, who, note) for r in requests]
-        rejected = {r.sub_query_id: e for r, e in zip(requests, refusals, strict=True)}
-        state = result.state
-        outputs = {
-            key: out.model_copy(update={"status": "dropped", "errors": [rejected[out.sub_query.id], *out.errors]})
-            if out.sub_query is not None and out.sub_query.id in rejected else out
-            for key, out in state.subgraph_outputs.items()
-        }
-        ids = {r.id for r in requests}
-        updated = state.model_copy(update={
-            "errors": refusals + list(state.errors),
-            "approvals_needed": [a for a in state.approvals_needed if a.id not in ids],
-            "subgraph_outputs": outputs,
-        })
+        updated = result.state.with_rejections(list(zip(requests, refusals, strict=True)))
         outcome = RunOutcome(updated, result.trace, result.trace_final_node, 0.0)
         return QueryResult(outcome, self, question=result.question, datasource=result.datasource,
                            execute=result.executed, user=result.user)
@@ -421,40 +388,5 @@ class Session:
         return f"Session(datasources={self.datasources!r})"
 
 
-def _state_enums() -> list[type]:
-    """The enum types the pipeline's state holds (error codes, severities, pin sources, guard
-    codes): the checkpointer of a re-run restores them without a warning."""
-    from nl2sql.errors import ErrorCode, ErrorSeverity
-    from nl2sql.governance.approvals import PinnedSource
-    from nl2sql.security.sql_guard_result import GuardCode
-
-    return [ErrorCode, ErrorSeverity, PinnedSource, GuardCode]
-
-
 def _who(result: QueryResult) -> str | None:
     return result.user.user_id if result.user is not None else None
-
-
-class _Damaged(list[Any]):
-    """What a damaged pin or approvals file reads as: nothing (so the run goes on unpinned, or
-    is held for approval again — the safe side), carrying the one-line warning it reports."""
-
-    def __init__(self, warning: Any):
-        super().__init__()
-        self.warning = warning
-
-
-def _stored(read: Callable[[], Any], default: Any, what: str) -> Any:
-    """read(), or a _Damaged stand-in when a stored file cannot be read (hand-edited, half
-    written by a crash): never an exception out of ask, and never a silent loss."""
-    from nl2sql.errors import ErrorCode, ErrorSeverity, error, safe_one_line
-
-    try:
-        return read()
-    except (ValueError, OSError) as exc:
-        return _Damaged(error(
-            "session", ErrorCode.INVALID_STATE,
-            f"a stored {what} file could not be read and was not used ({safe_one_line(exc, 200)}): "
-            "fix or delete it",
-            severity=ErrorSeverity.WARNING,
-        ))

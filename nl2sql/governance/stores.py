@@ -13,8 +13,9 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -150,3 +151,28 @@ def _safe(name: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise ValueError(f"not a request id: {name!r}")
     return name
+
+
+class Damaged(list[Any]):
+    """What a damaged pin or approvals file reads as: nothing (so the run goes on unpinned, or
+    is held for approval again — the safe side), carrying the one-line warning it reports."""
+
+    def __init__(self, warning: Any):
+        super().__init__()
+        self.warning = warning
+
+
+def read_stored(read: Callable[[], Any], default: Any, what: str) -> Any:
+    """read(), or a Damaged stand-in when a stored file cannot be read (hand-edited, half
+    written by a crash): never an exception out of a run, and never a silent loss."""
+    from nl2sql.errors import ErrorCode, ErrorSeverity, error, safe_one_line
+
+    try:
+        return read()
+    except (ValueError, OSError) as exc:
+        return Damaged(error(
+            "session", ErrorCode.INVALID_STATE,
+            f"a stored {what} file could not be read and was not used ({safe_one_line(exc, 200)}): "
+            "fix or delete it",
+            severity=ErrorSeverity.WARNING,
+        ))

@@ -104,3 +104,18 @@ def build_graph(
     graph.add_conditional_edges(AGGREGATOR, aggregator_route, [ANSWER_SYNTHESIZER, END])
     graph.add_edge(ANSWER_SYNTHESIZER, END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def resumable_checkpointer() -> Any:
+    """An in-memory checkpointer for re-runs from a node: it holds only this process's own
+    states, so the enum types the state carries (error codes, severities, pin sources, guard
+    codes) may load back without a warning."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from nl2sql.errors import ErrorCode, ErrorSeverity
+    from nl2sql.governance.approvals import PinnedSource
+    from nl2sql.security.sql_guard_result import GuardCode
+
+    serde = JsonPlusSerializer(allowed_msgpack_modules=[ErrorCode, ErrorSeverity, PinnedSource, GuardCode])
+    return InMemorySaver(serde=serde)

@@ -81,6 +81,22 @@ class GraphState(BaseModel):
     approvals: list[Approval] = Field(default_factory=list)
     approvals_needed: Annotated[list[ApprovalRequest], operator.add] = Field(default_factory=list)
 
+    def with_rejections(self, rejected: list[tuple[ApprovalRequest, PipelineError]]) -> GraphState:
+        """This state once the held `rejected` requests are refused, each with its refusal: their
+        sub-queries are dropped and the requests are no longer pending."""
+        by_sub_query = {request.sub_query_id: refusal for request, refusal in rejected}
+        ids = {request.id for request, _ in rejected}
+        outputs = {
+            key: out.model_copy(update={"status": "dropped", "errors": [by_sub_query[out.sub_query.id], *out.errors]})
+            if out.sub_query is not None and out.sub_query.id in by_sub_query else out
+            for key, out in self.subgraph_outputs.items()
+        }
+        return self.model_copy(update={
+            "errors": [refusal for _, refusal in rejected] + list(self.errors),
+            "approvals_needed": [a for a in self.approvals_needed if a.id not in ids],
+            "subgraph_outputs": outputs,
+        })
+
 
 class SubgraphExecutionState(BaseModel):
     model_config = _STATE_CONFIG
