@@ -24,8 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import inflect
-
+from nl2sql.inflection import inflect_engine
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 
 #: The score a pair needs to be returned. How it was chosen: the same name alone plus a unique
@@ -316,8 +315,8 @@ def split_words(name: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _inflections(word: str) -> frozenset[str]:
-    singular = _ENGINE.singular_noun(word) or word  # False when the word is not a plural
-    return frozenset({word, singular, _ENGINE.plural_noun(singular)})
+    singular = inflect_engine().singular_noun(word) or word  # False when the word is not a plural
+    return frozenset({word, singular, inflect_engine().plural_noun(singular)})
 
 
 def _one_direction(rels: list[InferredRelationship]) -> list[InferredRelationship]:
@@ -336,4 +335,3 @@ def _norm(value: str) -> str:
     return str(value).strip().lower()
 
 
-_ENGINE = inflect.engine()

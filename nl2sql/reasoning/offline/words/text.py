@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import inflect
 from lemminflect import getAllLemmas, getInflection  # type: ignore[import-untyped]
+
+from nl2sql.inflection import inflect_engine
 
 _TOKEN = re.compile(
     r"(?P<quoted>(?:(?<=^)|(?<=[\s(,:=]))(?:'(?P<q1>[^']+)'|\"(?P<q2>[^\"]+)\"|“(?P<q3>[^”]+)”)"
@@ -87,7 +88,7 @@ def _irregular_noun(w: str) -> str | None:
         return None  # a noun in its own right too ("data", "media"): kept as written
     known = [x for x in lemmas if x != w]
     if not known and lemmas:  # a noun that is its own lemma ("people"): inflect's irregulars
-        single = _INFLECT.singular_noun(w)
+        single = inflect_engine().singular_noun(w)
         known = [single] if single and getAllLemmas(single).get("NOUN") else []
     if known and _suffix_stem(known[0]) != _suffix_stem(w):
         return str(known[0])
@@ -103,8 +104,6 @@ def irregular_verb(w: str) -> str | None:
         return None
     return str(lemmas[0]) if _suffix_stem(lemmas[0]) != _suffix_stem(w) else None
 
-
-_INFLECT = inflect.engine()
 
 # Abbreviations common in column names, expanded before stemming.
 ABBREVIATIONS = {
