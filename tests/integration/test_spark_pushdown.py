@@ -113,6 +113,36 @@ def test_a_compare_of_two_spark_tables_runs_as_one_spark_query(
     assert _rows(local.to_pandas()) == expected
 
 
+@pytest.fixture(scope="module")
+def depot_areas(spark_session: Any) -> Iterator[tuple[Any, str]]:
+    """Parcels that name their depot by id, and the depots with their area, in another database."""
+    depots = [(i + 1, d, "North" if i % 2 else "South") for i, d in enumerate(DEPOTS)]
+    parcels = [(p[0], 1 + p[0] % 3, p[2]) for p in PARCELS]
+    schemas = {"parcels": "parcel_id INT, depot_id INT, weight INT",
+               "depots": "depot_id INT, depot_name STRING, area STRING"}
+    with spark_database(spark_session, {"parcels": parcels, "depots": depots}, schemas) as database:
+        yield spark_session, f"local[2]?database={database}"
+
+
+def test_a_count_over_a_join_of_two_spark_tables_is_one_spark_query(
+    depot_areas: tuple[Any, str], tmp_path: Path
+) -> None:
+    spark, source = depot_areas
+    with nl2sql.connect(sources={"lake": source}, settings={"project_dir": tmp_path}) as session:
+        result = session.ask("number of parcels per area")
+    assert result.status == "success", [e.one_line() for e in result.errors]
+    (only,) = result.sub_queries
+    (decomposer,) = [r for r in result.reasoning if r["node"] == "decomposer"]
+    assert decomposer["runs_in"] == {only.sub_query.id: "spark:lake"}
+    assert "joined parcels.depot_id = depots.depot_id" in _said(result)
+    assert len([r for r in result.reasoning if r["node"] == "executor"]) == 1  # one scan
+    assert "JOIN" in str(only.sql_draft).upper()
+    expected = _direct(spark, source, """
+        SELECT d.area, COUNT(*) FROM {db}.parcels AS p JOIN {db}.depots AS d
+        ON p.depot_id = d.depot_id GROUP BY d.area""")
+    assert _rows(result.to_pandas()) == expected and len(expected) == 2
+
+
 class Scripted:
     """A decomposer skill with a fixed answer: the parcels and the claims per depot, one group.
     `sources` names the datasource of each part."""
@@ -175,13 +205,14 @@ def test_a_compare_across_spark_and_postgres_combines_locally(
     assert _rows(result.to_pandas()) == expected
 
 
+@pytest.mark.parametrize("setting", ["combine_max_rows", "combine_max_bytes"])
 def test_a_compare_across_spark_and_postgres_over_the_budget_is_refused(
-    ledger: tuple[Any, str], postgres_claims: str, tmp_path: Path
+    setting: str, ledger: tuple[Any, str], postgres_claims: str, tmp_path: Path
 ) -> None:
-    result = _across(ledger, postgres_claims, tmp_path, combine_max_rows=5)
+    result = _across(ledger, postgres_claims, tmp_path, **{setting: 5})
     assert result.status == "error"
     (refusal,) = [e for e in result.errors if e.error_code == ErrorCode.COMBINE_TOO_LARGE]
     assert "\n" not in refusal.message
-    # 3 depots with parcels (Spark) + 4 with claims (PostgreSQL), against a budget of 5 rows
-    assert "would combine 7 rows" in refusal.message and "combine_max_rows" in refusal.message
+    # 3 depots with parcels (Spark) + 4 with claims (PostgreSQL), against a budget of 5
+    assert "would combine 7 rows" in refusal.message and setting in refusal.message
     assert refusal.details["rows"] == 7 and refusal.details["bytes"] > 0
