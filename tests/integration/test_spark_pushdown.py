@@ -75,6 +75,7 @@ def _said(result) -> str:
 def _one_spark_statement(result) -> str:
     """The SQL of the run's single statement, after checking the trace says it ran in Spark."""
     assert result.status == "success", [e.one_line() for e in result.errors]
+    assert len(result.sub_queries) == 1, _said(result)
     (only,) = result.sub_queries
     assert only.sub_query.pushed_down is not None and len(only.sub_query.pushed_down.parts) == 2
     assert "runs as one query in spark:lake" in _said(result)
