@@ -113,6 +113,8 @@ def _connect(target: str | None, config: str | Path | None,
         cleanup()
         raise
     session = Session(context, config=file_config, folder=folder, user=user)
+    if isinstance(semantic, str | Path):
+        session.layer_file = Path(semantic)  # what teach() writes to
     session.on_close(cleanup)
     return session
 

@@ -1,0 +1,145 @@
+"""Teaching from a refusal: a refused run suggests layer entries, teach() writes one (checked
+first, shown as a diff) and the question is answered on the next run."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import nl2sql
+from nl2sql.errors import ConfigError
+
+# a ledger without declared keys: the reference column is named after neither table nor key
+LEDGER_DDL = """
+CREATE TABLE Accounts (AcctCode TEXT, Holder TEXT, Branch TEXT);
+CREATE TABLE ledger_entries (entry_no INTEGER, payer TEXT, amount_eur REAL, booked DATE);
+"""
+
+
+def _ledger(path: Path) -> Path:
+    con = sqlite3.connect(path)
+    con.executescript(LEDGER_DDL)
+    con.executemany("INSERT INTO Accounts VALUES (?, ?, ?)",
+                    [(f"AC-{i:02d}", f"Holder {i}", ["Harbour", "Hill", "Lake"][i % 3]) for i in range(1, 16)])
+    con.executemany("INSERT INTO ledger_entries VALUES (?, ?, ?, ?)",
+                    [(i, f"AC-{1 + i * 7 % 15:02d}", 2.5 * i, f"2025-03-{1 + i % 27:02d}")
+                     for i in range(1, 46)])
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    return _ledger(tmp_path / "ledger.sqlite")
+
+
+def _session(db: Path, tmp_path: Path, **kw: Any) -> nl2sql.Session:
+    return nl2sql.connect(sources={"books": str(db)}, settings={"project_dir": tmp_path / "project"}, **kw)
+
+
+def _rows(result: Any) -> list[tuple[Any, ...]]:
+    return sorted(tuple(r) for r in result.to_pandas().itertuples(index=False))
+
+
+def _direct(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    con = sqlite3.connect(db)
+    try:
+        return sorted(con.execute(sql).fetchall())
+    finally:
+        con.close()
+
+
+JOIN_QUESTION = "How many ledger entries per account branch?"
+
+
+def test_a_missing_join_is_suggested_taught_and_answered(ledger: Path, tmp_path: Path) -> None:
+    with _session(ledger, tmp_path) as session:
+        refused = session.ask(JOIN_QUESTION)
+        assert refused.status == "error"
+        assert "no foreign-key path" in refused.first_error.message  # type: ignore[union-attr]
+        found = refused.suggestions
+        assert found and found[0].section == "relationships"
+        first = found[0]
+        assert first.entry == {"from": "ledger_entries.payer", "to": "Accounts.AcctCode",
+                               "cardinality": "many-to-one"}
+        assert first.text == "join `ledger_entries.payer` = `Accounts.AcctCode`"
+        assert "15 of 15 distinct values" in first.evidence and "checked in the data" in first.evidence
+        answered = refused.teach(1)
+        assert answered.status == "success", answered.first_error
+        assert _rows(answered) == _direct(ledger, "SELECT a.Branch, COUNT(*) FROM ledger_entries e "
+                                                  "JOIN Accounts a ON e.payer = a.AcctCode GROUP BY a.Branch")
+        written = (tmp_path / "project" / "semantic.yaml").read_text()
+        assert "from: ledger_entries.payer" in written
+    # the file is the project's layer from now on: a new session reads it through the config
+    with _session(ledger, tmp_path, semantic=tmp_path / "project" / "semantic.yaml") as again:
+        assert again.ask(JOIN_QUESTION).status == "success"
+
+
+def test_an_unknown_word_is_mapped_to_the_nearest_column(ledger: Path, tmp_path: Path) -> None:
+    question = "What is the total amounteur of ledger entries?"
+    with _session(ledger, tmp_path) as session:
+        refused = session.ask(question)
+        assert refused.status == "error"
+        assert "'amounteur' matches no table" in refused.first_error.message  # type: ignore[union-attr]
+        first = refused.suggestions[0]
+        assert first.section == "terms"
+        assert first.entry == {"term": "amounteur", "means": "ledger_entries.amount_eur"}
+        assert first.text == "map 'amounteur' to `ledger_entries.amount_eur`"
+        diff = session.teach(first)
+        assert "+    - term: amounteur" in diff and "+      means: ledger_entries.amount_eur" in diff
+        answered = session.ask(question, follow_up=False)
+        assert answered.status == "success", answered.first_error
+        assert _rows(answered) == _direct(ledger, "SELECT SUM(amount_eur) FROM ledger_entries")
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(ledger: Path, tmp_path: Path) -> None:
+    layer = tmp_path / "layer.yaml"
+    original = "# reviewed by the analyst\nsources:\n  books:\n    labels:\n      Accounts: [Holder]\n"
+    layer.write_text(original)
+    with _session(ledger, tmp_path, semantic=layer) as session:
+        refused = session.ask(JOIN_QUESTION)
+        diff = session.teach(refused.suggestions[0], dry_run=True)
+        assert "+    - from: ledger_entries.payer" in diff and diff.startswith("--- a/layer.yaml")
+        assert layer.read_text() == original
+        assert session.ask(JOIN_QUESTION, follow_up=False).status == "error"  # not taught
+        session.teach(refused.suggestions[0])
+        assert "from: ledger_entries.payer" in layer.read_text()
+        assert "Holder" in layer.read_text()  # the existing entries are kept
+        assert session.ask(JOIN_QUESTION, follow_up=False).status == "success"
+
+
+@pytest.mark.parametrize(("what", "message"), [
+    ({"source": "books", "section": "terms", "entry": {"term": "cash", "means": "ledger_entries.amout"}},
+     "did you mean 'amount_eur'"),
+    ({"source": "books", "section": "relationships", "entry": {"form": "a.b", "to": "c.d"}},
+     "unknown key 'form'"),
+    ({"source": "bookz", "section": "terms", "entry": {"term": "cash", "means": "ledger_entries"}},
+     "unknown datasource 'bookz'"),
+    ({"source": "books", "section": "labels", "entry": {}}, "cannot teach a `labels` entry"),
+    ({"source": "books", "entry": {}}, "missing: section"),
+])
+def test_a_bad_entry_is_one_line_and_leaves_the_file_untouched(
+        ledger: Path, tmp_path: Path, what: dict[str, Any], message: str) -> None:
+    layer = tmp_path / "layer.yaml"
+    original = "sources:\n  books:\n    terms:\n    - term: holder\n      means: Accounts.Holder\n"
+    layer.write_text(original)
+    with _session(ledger, tmp_path, semantic=layer) as session:
+        with pytest.raises(ConfigError) as caught:
+            session.teach(what)
+        assert message in str(caught.value) and "\n" not in str(caught.value)
+    assert layer.read_text() == original
+
+
+def test_teaching_by_number_is_checked(ledger: Path, tmp_path: Path) -> None:
+    with _session(ledger, tmp_path) as session:
+        answered = session.ask("How many ledger entries are there?")
+        assert answered.status == "success" and answered.suggestions == []
+        with pytest.raises(ValueError, match="no suggestions"):
+            answered.teach(1)
+        refused = session.ask(JOIN_QUESTION, follow_up=False)
+        with pytest.raises(ValueError, match="between 1 and"):
+            refused.teach(len(refused.suggestions) + 1)
