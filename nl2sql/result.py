@@ -244,6 +244,9 @@ class QueryResult:
             "approvals_needed": [a.model_dump(mode="json") for a in self.approvals_needed],
             "candidates": [{"number": c.number, "description": c.description, "sql": c.sql,
                             "confidence": c.confidence} for c in self.candidates],
+            "suggestions": [{"number": n, "text": s.text, "source": s.source, "section": s.section,
+                             "entry": s.entry, "evidence": s.evidence}
+                            for n, s in enumerate(self.suggestions, 1)],
             "timings": self.timings,
             "usage": self.usage,
         }

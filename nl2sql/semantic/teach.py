@@ -77,7 +77,9 @@ def layer_file(session: Session) -> Path:
     named = session.config.semantic.get("file")
     if named:
         return session.config.relative(str(named))
-    return session.folder / "semantic.yaml"
+    from nl2sql.semantic.load import TAUGHT_LAYER
+
+    return session.folder / TAUGHT_LAYER
 
 
 def _placed(what: Suggestion | Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:

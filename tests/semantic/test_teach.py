@@ -68,15 +68,18 @@ def test_a_missing_join_is_suggested_taught_and_answered(ledger: Path, tmp_path:
                                "cardinality": "many-to-one"}
         assert first.text == "join `ledger_entries.payer` = `Accounts.AcctCode`"
         assert "15 of 15 distinct values" in first.evidence and "checked in the data" in first.evidence
+        listed = refused.to_dict()["suggestions"]
+        assert listed[0]["number"] == 1 and listed[0]["entry"] == first.entry
         answered = refused.teach(1)
         assert answered.status == "success", answered.first_error
         assert _rows(answered) == _direct(ledger, "SELECT a.Branch, COUNT(*) FROM ledger_entries e "
                                                   "JOIN Accounts a ON e.payer = a.AcctCode GROUP BY a.Branch")
         written = (tmp_path / "project" / "semantic.yaml").read_text()
         assert "from: ledger_entries.payer" in written
-    # the file is the project's layer from now on: a new session reads it through the config
-    with _session(ledger, tmp_path, semantic=tmp_path / "project" / "semantic.yaml") as again:
+    # the file is the project's layer from now on: a new session of the project reads it
+    with _session(ledger, tmp_path) as again:
         assert again.ask(JOIN_QUESTION).status == "success"
+        assert again.layer_file == tmp_path / "project" / "semantic.yaml"
 
 
 def test_an_unknown_word_is_mapped_to_the_nearest_column(ledger: Path, tmp_path: Path) -> None:
@@ -143,3 +146,29 @@ def test_teaching_by_number_is_checked(ledger: Path, tmp_path: Path) -> None:
         refused = session.ask(JOIN_QUESTION, follow_up=False)
         with pytest.raises(ValueError, match="between 1 and"):
             refused.teach(len(refused.suggestions) + 1)
+
+
+def test_the_cli_lists_suggestions_and_teach_writes_and_answers(
+        ledger: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from nl2sql.cli.main import main
+
+    project = tmp_path / "cli"
+    project.mkdir()
+    config = project / "nl2sql.toml"
+    config.write_text(f'[sources.books]\nurl = "sqlite:///{ledger}"\n\n[semantic]\nfile = "layer.yaml"\n')
+    (project / "layer.yaml").write_text("sources: {}\n")
+    assert main(["ask", JOIN_QUESTION, "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert "1. join `ledger_entries.payer` = `Accounts.AcctCode`" in out
+    assert "nl2sql teach" in out and "N" in out
+    assert main(["teach", JOIN_QUESTION, "1", "--config", str(config), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "+    - from: ledger_entries.payer" in out and "nothing was written" in out
+    assert (project / "layer.yaml").read_text() == "sources: {}\n"
+    assert main(["teach", JOIN_QUESTION, "1", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "success" in out and "Harbour" in out
+    assert "from: ledger_entries.payer" in (project / "layer.yaml").read_text()
+    assert main(["ask", JOIN_QUESTION, "--config", str(config)]) == 0  # a new session reads it
+    assert main(["teach", JOIN_QUESTION, "1", "--config", str(config)]) == 0  # nothing to teach
+    assert "nothing to teach" in capsys.readouterr().out
