@@ -172,3 +172,26 @@ def test_the_cli_lists_suggestions_and_teach_writes_and_answers(
     assert main(["ask", JOIN_QUESTION, "--config", str(config)]) == 0  # a new session reads it
     assert main(["teach", JOIN_QUESTION, "1", "--config", str(config)]) == 0  # nothing to teach
     assert "nothing to teach" in capsys.readouterr().out
+
+
+def test_the_widget_shows_one_button_per_suggestion_with_its_diff(ledger: Path, tmp_path: Path) -> None:
+    from nl2sql.notebook.widgets import RunView
+
+    layer = tmp_path / "layer.yaml"
+    layer.write_text("sources: {}\n")
+    with _session(ledger, tmp_path, semantic=layer) as session:
+        view = RunView(session.ask(JOIN_QUESTION))
+        assert view.status == "error"
+        buttons = view.actions.teach_buttons
+        assert [b.description for b in buttons] == [f"Teach {n}" for n in range(1, len(buttons) + 1)]
+        html = "".join(getattr(w, "value", "") for row in view.actions.children
+                       for w in getattr(row, "children", ()))
+        assert "+    - from: ledger_entries.payer" in html  # the diff, shown before the click
+        assert layer.read_text() == "sources: {}\n"
+        buttons[0].click()
+        assert view.status == "success", view.notice.value
+        assert view.notice.value.startswith("<p>Wrote the suggestion")
+        assert _rows(view.result) == _direct(ledger, "SELECT a.Branch, COUNT(*) FROM ledger_entries e "
+                                                     "JOIN Accounts a ON e.payer = a.AcctCode GROUP BY a.Branch")
+        assert "from: ledger_entries.payer" in layer.read_text()
+        assert view.actions.teach_buttons == []
