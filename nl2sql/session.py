@@ -53,6 +53,7 @@ class Session:
         self.config = config
         self.folder = folder
         self.layer_file: Path | None = None  # the semantic layer file teach() writes to
+        self.layer_given = False  # the layer came as a mapping (connect(semantic={...})): no file
         self.user = user or UserContext()
         #: pinned runs and approval decisions, persisted in the project folder
         self.pins = PinStore(folder / "pins")

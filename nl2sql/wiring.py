@@ -119,6 +119,7 @@ def _connect(target: str | None, config: str | Path | None,
     session = Session(context, config=file_config, folder=folder, user=user)
     if isinstance(semantic, str | Path):
         session.layer_file = Path(semantic)  # what teach() writes to
+    session.layer_given = isinstance(semantic, Mapping) and bool(semantic)
     session.on_close(cleanup)
     return session
 

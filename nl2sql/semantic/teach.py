@@ -41,6 +41,9 @@ def teach(session: Session, what: Suggestion | Mapping[str, Any], *, file: str |
     schemas = session.context.schemas
     if not isinstance(schemas, SchemaStore):
         raise ConfigError("this session's schemas are not a SchemaStore; open it with nl2sql.connect()")
+    if session.layer_given:
+        raise ConfigError("this session's layer was given to connect() as a mapping, which teach "
+                          "cannot write to: keep it in a file, connect(semantic='semantic.yaml')")
     source, section, entry = _placed(what)
     path = Path(file) if file is not None else layer_file(session)
     before = path.read_text(encoding="utf-8") if path.is_file() else ""

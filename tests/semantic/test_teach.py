@@ -195,3 +195,12 @@ def test_the_widget_shows_one_button_per_suggestion_with_its_diff(ledger: Path, 
                                                      "JOIN Accounts a ON e.payer = a.AcctCode GROUP BY a.Branch")
         assert "from: ledger_entries.payer" in layer.read_text()
         assert view.actions.teach_buttons == []
+
+
+def test_a_layer_given_as_a_mapping_cannot_be_taught(ledger: Path, tmp_path: Path) -> None:
+    given = {"sources": {"books": {"labels": {"Accounts": ["Holder"]}}}}
+    with _session(ledger, tmp_path, semantic=given) as session:
+        refused = session.ask(JOIN_QUESTION)
+        with pytest.raises(ConfigError, match="as a mapping"):
+            session.teach(refused.suggestions[0])
+    assert not (tmp_path / "project" / "semantic.yaml").exists()
