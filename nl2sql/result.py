@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from nl2sql.pipeline.runtime import RunOutcome
     from nl2sql.pipeline.trace import StateTree
     from nl2sql.security.rbac import UserContext
+    from nl2sql.semantic.suggest import Suggestion
     from nl2sql.session import Session
 
 Status = Literal["success", "error", "needs_approval", "needs_clarification", "not_answerable"]
@@ -70,6 +71,7 @@ class QueryResult:
         self.status: Status = self._status()
         #: the run's number in the session's history (0: not recorded)
         self.run_number = 0
+        self._suggestions: list[Suggestion] | None = None
         #: for a follow-up, the run it follows and what it changed (see nl2sql/conversation.py)
         self.follow_up: FollowUp | None = None
 
@@ -182,6 +184,28 @@ class QueryResult:
         """Run candidate `number` (1 first), validated and guarded like any plan."""
         return self.session.choose(self, number)
 
+    @property
+    def suggestions(self) -> list[Suggestion]:
+        """Layer entries that would answer a question refused for an unknown word or a missing
+        join (else empty); computed once, the joins checked in the data."""
+        if self._suggestions is None:
+            from nl2sql.semantic.suggest import suggestions
+
+            self._suggestions = suggestions(self) if self.status == "error" else []
+        return self._suggestions
+
+    def teach(self, number: int, *, dry_run: bool = False) -> QueryResult:
+        """Write suggestion `number` (1 first) into the layer file and ask the question again
+        (with dry_run, nothing is written and this result is returned)."""
+        found = self.suggestions
+        if not found:
+            raise ValueError(f"this run has no suggestions to teach (status {self.status})")
+        if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= len(found):
+            raise ValueError(f"choose a suggestion between 1 and {len(found)}, not {number!r}")
+        self.session.teach(found[number - 1], dry_run=dry_run)
+        return self if dry_run else self.session.ask(self.question, self.datasource, self.executed,
+                                                     user=self.user, follow_up=False)
+
     def pin(self) -> PinnedRun:
         """Keep this run's decomposition and plans: its question runs on them next time."""
         return self.session.pin(self)
@@ -220,6 +244,9 @@ class QueryResult:
             "approvals_needed": [a.model_dump(mode="json") for a in self.approvals_needed],
             "candidates": [{"number": c.number, "description": c.description, "sql": c.sql,
                             "confidence": c.confidence} for c in self.candidates],
+            "suggestions": [{"number": n, "text": s.text, "source": s.source, "section": s.section,
+                             "entry": s.entry, "evidence": s.evidence}
+                            for n, s in enumerate(self.suggestions, 1)],
             "timings": self.timings,
             "usage": self.usage,
         }

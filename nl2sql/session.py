@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from nl2sql.pipeline.runtime import RunPool
     from nl2sql.schema.models import SchemaSnapshot
     from nl2sql.security.rbac import PolicySet
+    from nl2sql.semantic.suggest import Suggestion
 
 
 class Session:
@@ -50,6 +51,9 @@ class Session:
         #: policies (RBAC), hooks and curated answers, as the config declares them
         self.governance: Governance = context.governance
         self.config = config
+        self.folder = folder
+        self.layer_file: Path | None = None  # the semantic layer file teach() writes to
+        self.layer_given = False  # the layer came as a mapping (connect(semantic={...})): no file
         self.user = user or UserContext()
         #: pinned runs and approval decisions, persisted in the project folder
         self.pins = PinStore(folder / "pins")
@@ -328,6 +332,13 @@ class Session:
         # the run keeps the question's own datasource choice, so pinning it serves the question
         return self._run(result.question, result.datasource, result.executed,
                          user=result.user or self.user, pinned=pinned)
+
+    def teach(self, what: Suggestion | Mapping[str, Any], *, file: str | Path | None = None,
+              dry_run: bool = False) -> str:
+        """Write a checked layer entry into the layer file and use it (nl2sql/semantic/teach.py)."""
+        from nl2sql.semantic.teach import teach
+
+        return teach(self, what, file=file, dry_run=dry_run)
 
     def pin(self, result: QueryResult) -> PinnedRun:
         """Keep `result`'s decomposition and plans: its question runs on them next time."""

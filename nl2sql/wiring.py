@@ -81,7 +81,7 @@ def _connect(target: str | None, config: str | Path | None,
              settings: Mapping[str, Any] | None,
              semantic: str | Path | Mapping[str, Any] | None) -> Session:
     from nl2sql.governance.services import build_governance
-    from nl2sql.semantic.load import load_layer
+    from nl2sql.semantic.load import TAUGHT_LAYER, load_layer, read_layer_file
 
     if target is not None and target != "demo":
         config = target
@@ -98,6 +98,10 @@ def _connect(target: str | None, config: str | Path | None,
     registry = model_registry(_model_specs(file_config.models, models))  # checked before any source opens
     governance = build_governance(file_config, folder)
     layer = load_layer(file_config, semantic)  # its shape now; its names once the sources open
+    taught = folder / TAUGHT_LAYER
+    if layer is None and semantic is None and taught.is_file():
+        # what session.teach() wrote when the config named no layer file: used from then on
+        layer, semantic = read_layer_file(taught), taught
     cleanup: Callable[[], None] = lambda: None  # noqa: E731
     if frames:
         from nl2sql.datasources.frames import FRAMES_ID, frames_database
@@ -113,6 +117,9 @@ def _connect(target: str | None, config: str | Path | None,
         cleanup()
         raise
     session = Session(context, config=file_config, folder=folder, user=user)
+    if isinstance(semantic, str | Path):
+        session.layer_file = Path(semantic)  # what teach() writes to
+    session.layer_given = isinstance(semantic, Mapping) and bool(semantic)
     session.on_close(cleanup)
     return session
 

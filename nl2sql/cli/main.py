@@ -1,4 +1,4 @@
-"""The `nl2sql` command: ask, run (the same), history, demo, doctor, describe, clean, bench."""
+"""The `nl2sql` command: ask, run (the same), teach, history, demo, doctor, describe, clean, bench."""
 
 from __future__ import annotations
 
@@ -28,6 +28,13 @@ def _parser() -> argparse.ArgumentParser:
         ask.add_argument("--timeout", type=float, help="whole-run timeout in seconds")
         ask.add_argument("--choose", type=int, metavar="N",
                          help="when the run needs clarification, run its reading N (as listed)")
+    teach = sub.add_parser("teach", help="write suggestion N of a refused question into the semantic "
+                           "layer file (shown as a diff) and ask it again")
+    teach.add_argument("question")
+    teach.add_argument("number", type=int, metavar="N", help="the suggestion's number, as `ask` lists them")
+    teach.add_argument("-d", "--datasource", help="the datasource id to use")
+    teach.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
+    teach.add_argument("-n", "--dry-run", action="store_true", help="show the diff, write nothing")
     doctor = sub.add_parser("doctor", help="check the configuration, the models and the datasources")
     doctor.add_argument("-c", "--config", help="config file (default: the nearest nl2sql.toml)")
     doctor.add_argument("--offline", action="store_true", help="do not call any model")
@@ -69,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
             from nl2sql.cli.describe import run_describe
 
             return run_describe(console, args.source, config=args.config, out=args.output)
+        if args.command == "teach":
+            from nl2sql.cli.teach import run_teach
+
+            return run_teach(console, args.question, args.number, config=args.config,
+                             datasource=args.datasource, dry_run=args.dry_run)
         if args.command == "clean":
             from nl2sql.cli.clean import run_clean
 
@@ -104,6 +116,7 @@ def _ask(console: Console, args: argparse.Namespace) -> int:
                 result = result.choose(args.choose)
             elif args.choose is not None:
                 Console(stderr=True).print(f"nothing to choose: the run's status is {result.status}")
+            result.suggestions  # noqa: B018 - computed while the sources are open (checked in the data)
         finally:
             session.close()
     if args.json:

@@ -42,6 +42,7 @@ def print_result(console: Console, result: QueryResult, *, max_rows: int = 10) -
     for warn in result.warnings:
         console.print(f"[yellow]warning {warn.code}[/yellow] ({warn.node}): {escape(warn.message)}")
     print_candidates(console, result)
+    print_suggestions(console, result)
     print_usage(console, result.usage)
 
 
@@ -57,6 +58,21 @@ def print_candidates(console: Console, result: QueryResult) -> None:
         console.print(f"  {escape(c.line())}")
         console.print(f"     [dim]{escape(c.sql or '(no SQL: the plan cannot be rendered)')}[/dim]")
     console.print(f"[dim]run one with: nl2sql ask {escape(_quoted(result.question))} --choose N[/dim]")
+
+
+def print_suggestions(console: Console, result: QueryResult) -> None:
+    """The layer entries that would answer a refused run, numbered, and how to teach one."""
+    from rich.markup import escape
+
+    found = result.suggestions
+    if not found:
+        return
+    console.print("[bold]Teach the semantic layer to answer it:[/bold]")
+    for number, s in enumerate(found, 1):
+        console.print(f"  {number}. {escape(s.text)}", soft_wrap=True)
+        console.print(f"     [dim]{escape(s.evidence)}[/dim]", soft_wrap=True)
+    console.print(f"[dim]teach one with: nl2sql teach {escape(_quoted(result.question))} N "
+                  "(--dry-run shows the diff only)[/dim]", soft_wrap=True)
 
 
 def _quoted(question: str) -> str:

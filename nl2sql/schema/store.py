@@ -90,6 +90,13 @@ class SchemaStore:
                 self._cache[datasource_id] = snapshot
             return self._cache[datasource_id]
 
+    def reannotate(self, annotate: Callable[[SchemaSnapshot], SchemaSnapshot] | None) -> None:
+        """Serve snapshots annotated by `annotate` from now on (a changed semantic layer): the
+        cached ones are dropped, the stored (unannotated) copies stay reusable."""
+        with self._lock:
+            self._annotate = annotate
+            self._cache.clear()
+
     def refresh(self, datasource_id: str | None = None) -> None:
         """Forget the snapshot of `datasource_id` (every one when None), here and on disk."""
         with self._lock:

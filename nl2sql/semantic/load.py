@@ -21,6 +21,10 @@ from nl2sql.semantic.models import SemanticLayer
 if TYPE_CHECKING:
     from nl2sql.settings import FileConfig
 
+#: the layer file session.teach() creates in the project folder when the config names none;
+#: a session whose config names no layer reads it
+TAUGHT_LAYER = "semantic.yaml"
+
 
 @dataclass(frozen=True)
 class LoadedLayer:

@@ -6,6 +6,7 @@ holds no pipeline logic — and hands what it returns to the view:
     Pin → result.pin() → the pinned run (the next run of the question uses it)
     Verify → result.verify() → the curated answer it saved
     Run N (per candidate reading of a needs_clarification run) → result.choose(N) → a new result
+    Teach N (per suggestion of a refused run, its diff shown) → result.teach(N) → a new result
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type
         self.approve_buttons: dict[str, widgets.Button] = {}
         self.reject_buttons: dict[str, widgets.Button] = {}
         self.choose_buttons: list[widgets.Button] = []
+        self.teach_buttons: list[widgets.Button] = []
         rows = [self._held_row(req, act) for req in sections.held_requests(result)]
         rows += self._candidate_rows(act)
+        rows += self._suggestion_rows(act)
         super().__init__([*rows, widgets.HBox([self.rerun, self.pin, self.verify])], **kwargs)
         # buttons off by nature stay off when a busy spell ends
         self._off = {id(b) for b in self.buttons if b.disabled}
@@ -74,6 +77,29 @@ class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type
                 f"{escape(c.description)} <i>(confidence {c.confidence:.2f})</i>{sql}")]))
         return rows
 
+    def _suggestion_rows(self, act: Act) -> list[widgets.Widget]:
+        """One button per suggestion of a refused run, with the diff it would write to the layer
+        file (a dry run); a click writes it and asks again (result.teach)."""
+        from nl2sql.errors import ConfigError
+
+        found = self.result.suggestions
+        if not found:
+            return []
+        rows: list[widgets.Widget] = [widgets.HTML("<b>Teach the semantic layer to answer it:</b>")]
+        for number, suggestion in enumerate(found, 1):
+            button = _button(f"Teach {number}", "graduation-cap", "info")
+            try:
+                diff = self.result.session.teach(suggestion, dry_run=True)
+                shown = f"<pre>{escape(diff)}</pre>"
+            except ConfigError as exc:  # e.g. the file cannot take it: said, not offered
+                button.disabled = True
+                shown = f'<br><span style="color:#c62828">{escape(str(exc))}</span>'
+            button.on_click(lambda _, n=number: act("teach", self.result.teach, n))
+            self.teach_buttons.append(button)
+            rows.append(widgets.HBox([button, widgets.HTML(
+                f"{escape(suggestion.text)} <i>({escape(suggestion.evidence)})</i>{shown}")]))
+        return rows
+
     def set_busy(self, busy: bool) -> None:
         """Disable every button while an action runs (a second click would run it twice)."""
         for button in self.buttons:
@@ -82,7 +108,7 @@ class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type
     @property
     def buttons(self) -> list[widgets.Button]:
         return [*self.approve_buttons.values(), *self.reject_buttons.values(), *self.choose_buttons,
-                self.rerun, self.pin, self.verify]
+                *self.teach_buttons, self.rerun, self.pin, self.verify]
 
 
 def _button(description: str, icon: str, style: str) -> widgets.Button:

@@ -203,6 +203,7 @@ _DONE = {"approve": "Approved: ran again on the approved plan.",
          "reject": "Rejected: the held query was dropped and nothing ran.",
          "rerun": "Ran again.",
          "choose": "Ran the chosen reading (validated and guarded like any plan).",
+         "teach": "Wrote the suggestion into the semantic layer file and asked again.",
          "rerun_from": "Ran again from the selected trace node."}
 
 
