@@ -92,10 +92,7 @@ class Session:
         """Replace the role policies: a PolicySet, a {"roles": ...} mapping, a YAML path, or None."""
         from nl2sql.security.rbac import PolicySet
 
-        if policies is not None and not isinstance(policies, PolicySet):
-            policies = (PolicySet.parse(policies) if isinstance(policies, Mapping)
-                        else PolicySet.load(policies))
-        self.governance.policies = policies
+        self.governance.policies = PolicySet.coerce(policies)
 
     def unpin(self, question: str, datasource: str | None = None) -> bool:
         """Forget the pinned run of `question`; True when there was one."""

@@ -76,6 +76,13 @@ class PolicySet(BaseModel):
     roles: dict[str, RoleGrant] = Field(default_factory=dict)
 
     @classmethod
+    def coerce(cls, policies: Any) -> PolicySet | None:
+        """A PolicySet from a PolicySet, a {"roles": ...} mapping, a YAML path, or None."""
+        if policies is None or isinstance(policies, PolicySet):
+            return policies
+        return cls.parse(policies) if isinstance(policies, Mapping) else cls.load(policies)
+
+    @classmethod
     def load(cls, path: str | Path) -> PolicySet:
         """Read a YAML policy file; a malformed one is a ConfigError naming the problem."""
         import yaml
