@@ -117,6 +117,14 @@ def _wait_until_up(url: str, server: subprocess.Popen, timeout: float, log: Path
     pytest.fail(f"jupyter lab did not answer within {timeout:.0f}s")
 
 
+def _open_and_run_all(page, base: str, token: str, name: str) -> None:
+    """Open notebook `name` in JupyterLab and run all its cells once its kernel says idle."""
+    page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=WAIT_S * 1000)
+    page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext"
+                           "?.session?.kernel?.status === 'idle'", timeout=WAIT_S * 1000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
 def test_approve_button_shows_the_answer_table(jupyterlab):
     sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright")
     base, token = jupyterlab
@@ -125,15 +133,7 @@ def test_approve_button_shows_the_answer_table(jupyterlab):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.goto(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}", timeout=WAIT_S * 1000)
-            # the notebook's kernel is ready once its status says idle
-            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-                                   ".status === 'idle'", timeout=WAIT_S * 1000)
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            _open_and_run_all(page, base, token, NOTEBOOK.name)
             held = page.locator(".jp-CodeCell").filter(has_text="%%nl2sql -s session -o held")
             approve = held.get_by_role("button", name="Approve")
             approve.wait_for(timeout=WAIT_S * 1000)
@@ -189,14 +189,7 @@ def test_insert_as_cell_and_download_csv(jupyterlab, tmp_path):
             context = browser.new_context(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
             page = context.new_page()
-            page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=WAIT_S * 1000)
-            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-                                   " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-                                   ".status === 'idle'", timeout=WAIT_S * 1000)
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            _open_and_run_all(page, base, token, name)
             asked = page.locator(".jp-CodeCell").filter(has_text=f"%nl2sql {EXPORT_QUESTION}")
             insert = asked.get_by_role("button", name="Insert as cell")
             insert.wait_for(timeout=WAIT_S * 1000)
@@ -272,10 +265,7 @@ def test_follow_ups_answer_in_the_thread(jupyterlab, tmp_path):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1400})
-            page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=WAIT_S * 1000)
-            page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext"
-                                   "?.session?.kernel?.status === 'idle'", timeout=WAIT_S * 1000)
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            _open_and_run_all(page, base, token, name)
             cells = page.locator(".jp-CodeCell")
             by_year = cells.filter(has_text="%nl2sql And in 2023?")
             by_region = cells.filter(has_text="%nl2sql by region instead")
