@@ -227,30 +227,10 @@ class PlanModel(BaseModel):
         return {t.alias: t.name for t in self.tables}
 
 
-for _model in (
-    Aggregate,
-    Function,
-    Extract,
-    Arithmetic,
-    Comparison,
-    BoolOp,
-    Not,
-    IsNull,
-    InList,
-    Between,
-    Like,
-    When,
-    Case,
-    Cast,
-    Exists,
-    ScalarSubquery,
-    TableRef,
-    Join,
-    SelectItem,
-    OrderItem,
-    SetOperation,
-    PlanModel,
-):
+# Every model of this module refers to `Expr` or `PlanModel` before they exist: resolve them all
+# now (derived from the module, so a new node type cannot be forgotten here).
+for _model in [v for v in list(globals().values())
+               if isinstance(v, type) and issubclass(v, BaseModel) and v.__module__ == __name__]:
     _model.model_rebuild()
 
 
