@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from nl2sql.reasoning.registry import ModelRegistry
     from nl2sql.retrieval.exact import Search
     from nl2sql.schema.store import SchemaSource
+    from nl2sql.semantic.models import Relationship
     from nl2sql.settings import Settings
 
 
@@ -60,6 +61,8 @@ class NL2SQLContext:
     on_event: Callable[[dict[str, Any]], None] | None = None
     deadline: float | None = None  # time.monotonic() by which this run must end
     governance: Governance | None = None  # policies, hooks, curated answers (None: none at all)
+    # the semantic layer's relationships across sources (checked when the session opened)
+    relationships: Sequence[Relationship] = ()
     # This run's result tables by artifact URI: the aggregator and the QueryResult read them here
     # instead of re-reading the Parquet files just written (each run gets its own, in for_run).
     results: dict[str, Any] = field(default_factory=dict, repr=False)

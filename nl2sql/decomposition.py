@@ -32,6 +32,10 @@ class SubQuery(BaseModel):
     order_by: list[str] = Field(default_factory=list)
     limit: int | None = None
     expected_schema: list[str] = Field(default_factory=list)  # output column names, when known
+    # `table.column` of this datasource that a join across sources matches on (a relationship of
+    # the semantic layer): selected by the plan and, when it aggregates, grouped by, so its
+    # measures come per key.
+    key_columns: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     # Set by the push-down step (nl2sql/pushdown.py), never by a model: the sub-queries this one
     # answers as one query on their common datasource, and how they are combined.
     pushed_down: PushedDown | None = Field(default=None, exclude_if=lambda v: v is None)

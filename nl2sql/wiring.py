@@ -180,6 +180,7 @@ def build_context(sources: Mapping[str, SourceConfig], settings: Settings, folde
             descriptions=descriptions,
             vector_store_factory=open_vector_store,
             governance=governance,
+            relationships=list(layer.layer.relationships) if layer is not None else [],
         )
     except BaseException:
         for adapter in adapters.values():

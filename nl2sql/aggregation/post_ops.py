@@ -24,7 +24,7 @@ from nl2sql.aggregation.duck import (
     with_row_number,
 )
 from nl2sql.decomposition import PostCombineOp
-from nl2sql.plan import Aggregate, BoolOp, ColumnRef, Expr, InList, SelectItem, walk
+from nl2sql.plan import Aggregate, Arithmetic, BoolOp, ColumnRef, Expr, InList, SelectItem, walk
 
 _COMPARISONS = {"=": exp.EQ, "!=": exp.NEQ, "<": exp.LT, "<=": exp.LTE, ">": exp.GT, ">=": exp.GTE}
 _ARITHMETIC = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div}
@@ -41,6 +41,10 @@ def to_sqlglot(expr: Expr, *, aggregates: bool = False) -> exp.Expr:
     render = _RENDERERS.get(expr.kind)
     if expr.kind == "aggregate" and aggregates:
         return _aggregate_sql(expr)
+    if isinstance(expr, Arithmetic) and aggregates:  # over aggregates: SUM(a) / SUM(b)
+        operation = _ARITHMETIC[expr.op](this=to_sqlglot(expr.left, aggregates=True),
+                                         expression=to_sqlglot(expr.right, aggregates=True))
+        return exp.Paren(this=operation)
     if render is None:
         where = "an aggregate's argument" if aggregates else "post-combine operations"
         raise AggregationError(f"{where} do not support {expr.kind!r} expressions")

@@ -8,7 +8,7 @@ and never know which is behind it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal, Protocol
@@ -20,6 +20,7 @@ from nl2sql.decomposition import DecomposerResponse, SubQuery
 from nl2sql.labels import ColumnInfo
 from nl2sql.plan import PlanModel
 from nl2sql.schema.models import SchemaSnapshot
+from nl2sql.semantic.across import CrossRelationship
 
 _FORBID = ConfigDict(extra="forbid")
 
@@ -38,6 +39,8 @@ class DecomposeRequest:
     question: str
     datasources: Mapping[str, SchemaSnapshot]  # the allowed candidates, best first
     descriptions: Mapping[str, str] = field(default_factory=dict)
+    # the semantic layer's relationships between two of these datasources
+    relationships: Sequence[CrossRelationship] = ()
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,11 @@ def check_layer(loaded: LoadedLayer, schema: Callable[[str], SchemaSnapshot],
     for i, rel in enumerate(loaded.layer.relationships):
         where = Where(loaded.origin, f"relationships[{i}] ({rel.label()})")
         ends = [_cross_source_end(end, schema, known, where) for end in (rel.from_, rel.to)]
+        sources = {end.partition(":")[0] for end in (rel.from_, rel.to)}
+        if len(sources) == 1:
+            sid = sources.pop()
+            raise where.fail(f"both ends are in {sid}: a relationship within one source goes "
+                             f"under `sources.{sid}.relationships`")
         _same_kind(ends[0], ends[1], where)
 
 

@@ -11,7 +11,7 @@ A part no datasource can plan is reported in `unmapped_subqueries`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from nl2sql.decomposition import (
     CombineGroup,
@@ -22,6 +22,7 @@ from nl2sql.decomposition import (
     sub_query_id,
 )
 from nl2sql.plan import Aggregate, PlanModel
+from nl2sql.reasoning.offline.across import decompose_across
 from nl2sql.reasoning.offline.answerability import link_score
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
 from nl2sql.reasoning.offline.linking.linker import link
@@ -29,15 +30,19 @@ from nl2sql.reasoning.offline.plan.planner import Outcome
 from nl2sql.reasoning.offline.split import Split, split_question
 from nl2sql.reasoning.offline.words.scan import scan
 from nl2sql.schema.models import SchemaSnapshot
+from nl2sql.semantic.across import CrossRelationship
 
 Planner = Callable[[str, SchemaSnapshot], Outcome]
 _Part = tuple[str, str, PlanModel]  # (intent, datasource id, plan)
 
 
 def decompose(
-    question: str, datasources: Mapping[str, SchemaSnapshot], cache: IndexCache, planner: Planner
+    question: str, datasources: Mapping[str, SchemaSnapshot], cache: IndexCache, planner: Planner,
+    relationships: Sequence[CrossRelationship] = (),
 ) -> DecomposerResponse:
-    """Sub-queries and combine groups for `question` over the allowed datasources."""
+    """Sub-queries and combine groups for `question` over the allowed datasources; with the
+    layer's relationships across them, a question no datasource plans whole may be joined
+    along one (across.py)."""
     split = split_question(question)
     if (
         split is not None
@@ -49,6 +54,10 @@ def decompose(
         response = _two_parts(split, datasources, planner)
         if response is not None:
             return response
+    if relationships and not _plans_whole(question, datasources, planner):
+        joined = decompose_across(question, datasources, relationships, planner)
+        if joined is not None:
+            return joined
     return _single(question, datasources, cache)
 
 

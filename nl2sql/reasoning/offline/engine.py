@@ -30,8 +30,10 @@ from nl2sql.reasoning.base import (
 from nl2sql.reasoning.llm.run_limits import bounded_work
 from nl2sql.reasoning.offline import answerability, decompose, refine, synthesis
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
+from nl2sql.reasoning.offline.plan.keyed import keyed_plan
 from nl2sql.reasoning.offline.plan.planner import Outcome, plan_question
 from nl2sql.reasoning.offline.plan.readings import readings
+from nl2sql.reasoning.offline.shapes.spec import Unclear
 from nl2sql.schema.models import SchemaSnapshot
 
 _P = ParamSpec("_P")
@@ -64,7 +66,8 @@ class OfflineEngine:
     def decompose(self, request: DecomposeRequest) -> DecomposerResponse:
         """One sub-query on the best datasource, or two combined by compare/join."""
         return decompose.decompose(
-            request.question, request.datasources, self._indexes, self._trial
+            request.question, request.datasources, self._indexes, self._trial,
+            request.relationships,
         )
 
     @_bounded
@@ -79,6 +82,8 @@ class OfflineEngine:
         outcome = plan_question(
             intent, self._indexes.get(snapshot), request.values, hints, request.reference_date
         )
+        if request.sub_query.key_columns:
+            return _per_key(outcome, request.sub_query.key_columns, snapshot)
         reasoning = outcome.reasoning
         if request.feedback and outcome.plan is not None:
             reasoning = f"after {refine.error_code(request.feedback) or 'feedback'}: {reasoning}"
@@ -112,6 +117,21 @@ class OfflineEngine:
         # Decomposition plans each part without value look-ups to learn its output names; the
         # days a relative date becomes do not change them, so today stands for the reference.
         return plan_question(intent, self._indexes.get(snapshot), reference=date.today())
+
+
+def _per_key(outcome: Outcome, key_columns: list[str], snapshot: SchemaSnapshot) -> ASTPlannerResponse:
+    """The plan answering per key of a join across sources (plan/keyed.py), or a refusal."""
+    if outcome.plan is None:
+        return ASTPlannerResponse(plan=None, confidence=0.0, reasoning=outcome.reasoning)
+    try:
+        keyed = keyed_plan(outcome.plan, key_columns, snapshot)
+    except Unclear as exc:
+        return ASTPlannerResponse(plan=None, confidence=0.0, reasoning=f"could not plan: {exc}")
+    how = "partials per key" if keyed.aggregated else "distinct rows per key"
+    return ASTPlannerResponse(
+        plan=keyed.plan, confidence=outcome.confidence, evidence=outcome.evidence,
+        reasoning=f"{outcome.reasoning}; {how} of {', '.join(key_columns)} for the join across sources",
+    )
 
 
 def _unrepairable(feedback: Mapping[str, Any] | None, hints: dict[str, Any]) -> str | None:

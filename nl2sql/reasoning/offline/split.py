@@ -47,6 +47,16 @@ def split_question(question: str) -> Split | None:
     return None
 
 
+def group_phrase(question: str) -> tuple[str | None, str]:
+    """The group phrase of a question without its cue ("customer segment") and the rest:
+    "for each X, …" or "… per X" (None and the question when it has neither)."""
+    text = question.strip().rstrip("?.! ")
+    group, rest = _take_group(text)
+    if group is None:
+        group, rest = _take_trailing_group(text)
+    return group, rest.strip()
+
+
 def _take_group(text: str) -> tuple[str | None, str]:
     m = re.match(rf"^{_GROUP}(?P<g>[\w ]+?)\s*,\s*(?P<rest>.+)$", text, re.I)
     if m:

@@ -14,6 +14,7 @@ from nl2sql.pipeline.nodes.common import reasoning, skill_failure
 from nl2sql.pipeline.state import GraphState, required
 from nl2sql.pushdown import placement, push_down
 from nl2sql.reasoning.base import DecomposeRequest
+from nl2sql.semantic.across import relevant_relationships
 
 NODE = DECOMPOSER
 
@@ -29,6 +30,7 @@ class DecomposerNode:
                     question=state.user_query,
                     datasources=snapshots,
                     descriptions={ds: ctx.descriptions.get(ds, "") for ds in allowed},
+                    relationships=relevant_relationships(ctx.relationships, snapshots),
                 )
             )
         except Exception as exc:
