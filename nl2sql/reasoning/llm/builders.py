@@ -21,7 +21,7 @@ from nl2sql.reasoning.base import (
     SynthesizeRequest,
 )
 from nl2sql.reasoning.llm.schema_text import render_schema, render_sources
-from nl2sql.reasoning.llm.templates import Prompt, fragment, render
+from nl2sql.reasoning.llm.templates import Prompt, fill, fragment, render
 
 #: Rows of each result shown to the synthesizer (the node sends at most answer_preview_rows).
 PREVIEW_ROWS = 20
@@ -37,7 +37,16 @@ def answerability_prompt(request: AnswerabilityRequest, context_tokens: int) -> 
 def decomposer_prompt(request: DecomposeRequest, context_tokens: int) -> Prompt:
     """Sub-queries per datasource and how to combine them."""
     sources = render_sources(request.datasources, request.descriptions, context_tokens)
-    return render(DECOMPOSER, question=request.question, datasources=sources)
+    return render(DECOMPOSER, question=request.question, datasources=sources,
+                  relationships=_relationships(request))
+
+
+def _relationships(request: DecomposeRequest) -> str:
+    """The layer's relationships between the request's data sources (none: nothing)."""
+    if not request.relationships:
+        return ""
+    lines = "\n".join(f"- {rel.text()}" for rel in request.relationships)
+    return "\n\n" + fill(fragment("relationships"), {"relationships": lines})
 
 
 def planner_prompt(request: PlanRequest, context_tokens: int) -> Prompt:
@@ -116,6 +125,9 @@ def _sub_query_details(sq: Any) -> str:
         lines.append(f"Limit: {sq.limit}")
     if sq.expected_schema:
         lines.append(f"Expected output columns, in order: {', '.join(sq.expected_schema)}")
+    if sq.key_columns:
+        lines.append(f"Key columns for a join across data sources (select them; group by them "
+                     f"when aggregating): {', '.join(sq.key_columns)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -22,7 +22,7 @@ _SECTION = re.compile(r"^# (system|user)\s*$", re.MULTILINE)
 PROMPT_FILES: dict[str, str] = {
     name: f"{name}.md"
     for name in (ANSWERABILITY, DECOMPOSER, AST_PLANNER, "plan_format", "dialects", REFINER,
-                 ANSWER_SYNTHESIZER, "reask")
+                 ANSWER_SYNTHESIZER, "reask", "relationships")
 }
 
 
