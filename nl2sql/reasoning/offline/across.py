@@ -1,7 +1,7 @@
 """Questions across two sources that a declared relationship relates.
 
 "Total order amount per customer segment", with orders in one source, customers in another and
-the layer's `sales:orders.cust_ref → book:customers.code`: when the question has a group
+the layer's `one:orders.cust_ref → two:customers.code`: when the question has a group
 phrase ("per X", "for each X, …") and no datasource plans it whole, each relationship between two
 allowed sources is tried both ways round. The rest of the question ("total order amount") must
 plan on one end's source as an aggregate reading that end's table, and "list the <group>" on the
