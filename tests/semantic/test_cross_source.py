@@ -254,3 +254,38 @@ def test_a_distinct_count_cannot_be_finished_after_the_join(session: nl2sql.Sess
         keyed_plan(_plan(SelectItem(expr=distinct, alias="n")), ["orders.cust_ref"], snapshot)
     with pytest.raises(Unclear, match="not in warehouse"):
         keyed_plan(_plan(SelectItem(expr=Aggregate(func="count"), alias="n")), ["orders.ref"], snapshot)
+
+
+def test_a_chat_model_decomposer_is_shown_the_relationship_and_its_plan_runs(
+        databases: tuple[Path, Path], reference: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    from tests.reasoning.llm.conftest import scripted_skill
+
+    def column(name: str) -> dict[str, str]:
+        return {"kind": "column", "name": name}
+
+    answer = {
+        "sub_queries": [
+            {"id": "q1", "datasource_id": "warehouse", "intent": "total order amount",
+             "key_columns": ["orders.cust_ref"], "expected_schema": ["cust_ref", "sum_amount"]},
+            {"id": "q2", "datasource_id": "crm", "intent": "list the customer segment",
+             "key_columns": ["customers.Code"], "expected_schema": ["Code", "customerSegment"]},
+        ],
+        "combine_groups": [{"group_id": "g1", "operation": "join",
+                            "inputs": [{"subquery_id": "q1", "role": "left"},
+                                       {"subquery_id": "q2", "role": "right"}],
+                            "join_keys": [{"left": "cust_ref", "right": "Code"}]}],
+        "post_combine_ops": [{"op_id": "p1", "group_id": "g1", "op": "aggregate",
+                              "group_by": ["customerSegment"],
+                              "aggregates": [{"expr": {"kind": "aggregate", "func": "sum",
+                                                       "arg": column("sum_amount")},
+                                              "alias": "total_amount"}]}],
+        "reasoning": "orders per customer code, joined to the customers' segments",
+    }
+    skill, fake = scripted_skill(answer)
+    with _connect(databases, tmp_path, semantic={"relationships": [RELATIONSHIP]},
+                  models={"decomposer": skill}) as opened:
+        result = opened.ask("total order amount per customer segment")
+    assert result.status == "success", [e.one_line() for e in result.errors]
+    assert _rows(result) == _expected(reference, "customerSegment", "SUM(o.amount)")
+    prompt = fake.calls[0]["messages"][-1].content
+    assert "- warehouse:orders.cust_ref → crm:customers.code (many-to-one)" in prompt
