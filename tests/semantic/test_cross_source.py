@@ -37,7 +37,8 @@ SEGMENTS = ("Retail", "Wholesale", "Online")
 def _orders() -> list[tuple[Any, ...]]:
     # keys K-000 … K-010; the CRM knows K-000 … K-008 (K-009 and K-010 are orphans)
     return [(i, f"K-{(i * 7) % 11:03d}", None if i % 13 == 0 else round(5 + (i * 37) % 90 + 0.25, 2),
-             ("open", "shipped")[i % 2]) for i in range(1, 61)]
+             ("open", "shipped")[i % 2], f"202{4 + i % 2}-0{1 + i % 9}-1{i % 9}")
+            for i in range(1, 61)]
 
 
 def _customers() -> list[tuple[Any, ...]]:
@@ -51,8 +52,8 @@ def databases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     warehouse, crm = folder / "warehouse.duckdb", folder / "crm.sqlite"
     con = duckdb.connect(str(warehouse))
     con.execute("CREATE TABLE orders (order_id INTEGER, cust_ref VARCHAR, amount DECIMAL(10, 2), "
-                "status VARCHAR)")
-    con.executemany("INSERT INTO orders VALUES (?, ?, ?, ?)", _orders())
+                "status VARCHAR, ordered_on DATE)")
+    con.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)", _orders())
     con.close()
     lite = sqlite3.connect(crm)
     lite.execute('CREATE TABLE customers ("Code" TEXT, "fullName" TEXT, "customerSegment" TEXT, '
@@ -109,7 +110,11 @@ def _rows(result: nl2sql.QueryResult) -> list[tuple[Any, ...]]:
 
 
 def _decomposer_note(result: nl2sql.QueryResult) -> str:
-    return next(r["content"] for r in result.reasoning if r["node"] == "decomposer")
+    return str(next(r["content"] for r in result.reasoning if r["node"] == "decomposer"))
+
+
+def _sql_by_source(result: nl2sql.QueryResult) -> dict[str, str]:
+    return {o.sub_query.datasource_id: o.sql_draft or "" for o in result.sub_queries if o.sub_query}
 
 
 @pytest.mark.parametrize(("question", "group", "measure", "where"), [
@@ -119,6 +124,8 @@ def _decomposer_note(result: nl2sql.QueryResult) -> str:
     ("highest order amount per customer segment", "customerSegment", "MAX(o.amount)", "TRUE"),
     ("total amount of shipped orders per customer segment", "customerSegment", "SUM(o.amount)",
      "o.status = 'shipped'"),
+    ("number of orders per customer segment in 2025", "customerSegment", "COUNT(*)",
+     "year(o.ordered_on) = 2025"),
 ])
 def test_a_question_across_two_sources_joins_on_the_declared_keys(
         session: nl2sql.Session, reference: duckdb.DuckDBPyConnection, question: str, group: str,
@@ -128,7 +135,7 @@ def test_a_question_across_two_sources_joins_on_the_declared_keys(
     assert _rows(result) == _expected(reference, group, measure, where)
     assert list(result.to_pandas().columns)[0] == group
     assert USED in _decomposer_note(result)
-    sqls = {o.sub_query.datasource_id: o.sql_draft or "" for o in result.sub_queries}
+    sqls = _sql_by_source(result)
     assert set(sqls) == {"warehouse", "crm"}
     assert 'GROUP BY "t1"."cust_ref"' in sqls["warehouse"]  # the many side, per key
     assert sqls["crm"].startswith('SELECT DISTINCT "t1"."Code"')
@@ -141,8 +148,8 @@ def test_the_average_weighs_every_order_not_every_customer(
         'SELECT c."customerSegment", AVG(k.a) FROM (SELECT cust_ref, AVG(amount) a FROM orders '
         'GROUP BY 1) k JOIN customers c ON k.cust_ref = c."Code" GROUP BY 1 ORDER BY 1').fetchall()
     assert _rows(result) != [(g, round(float(v), 6)) for g, v in per_key]  # the data tell them apart
-    warehouse = next(o for o in result.sub_queries if o.sub_query.datasource_id == "warehouse")
-    assert "SUM(" in (warehouse.sql_draft or "") and "COUNT(" in (warehouse.sql_draft or "")
+    warehouse = _sql_by_source(result)["warehouse"]
+    assert "SUM(" in warehouse and "COUNT(" in warehouse
 
 
 def test_each_customer_named_by_the_relationship(

@@ -40,6 +40,7 @@ from nl2sql.reasoning.offline.plan.keyed import Keyed, keyed_plan
 from nl2sql.reasoning.offline.plan.planner import Outcome
 from nl2sql.reasoning.offline.shapes.spec import Unclear
 from nl2sql.reasoning.offline.split import group_phrase
+from nl2sql.reasoning.offline.words.scan import scan
 from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.semantic.across import CrossRelationship, SourceColumn
 
@@ -74,6 +75,7 @@ def decompose_across(question: str, datasources: Mapping[str, SchemaSnapshot],
     group, rest = group_phrase(question)
     if group is None or not rest:
         return None
+    group, rest = _dates_to_measure(group, rest)
     best: _Reading | None = None
     for rel in relationships:
         for measure_end, group_end in ((rel.from_, rel.to), (rel.to, rel.from_)):
@@ -83,6 +85,17 @@ def decompose_across(question: str, datasources: Mapping[str, SchemaSnapshot],
             if found is not None and (best is None or found.confidence > best.confidence):
                 best = found
     return None if best is None else _response(best)
+
+
+def _dates_to_measure(group: str, rest: str) -> tuple[str, str]:
+    """A trailing period belongs to the measure: "per segment in 2024" groups by segment and
+    counts in 2024."""
+    words = scan(group)
+    if not words.dates:
+        return group, rest
+    cut = words.tokens[min(i for d in words.dates for i in d.tokens)].start
+    head, tail = group[:cut].strip(), group[cut:].strip()
+    return (head, f"{rest} {tail}") if head else (group, rest)
 
 
 def _reading(rel: CrossRelationship, measure_end: SourceColumn, group_end: SourceColumn,
