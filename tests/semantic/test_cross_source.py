@@ -98,8 +98,9 @@ def session(databases: tuple[Path, Path], reference: duckdb.DuckDBPyConnection,
 
 def _expected(reference: duckdb.DuckDBPyConnection, group: str, measure: str,
               where: str = "TRUE") -> list[tuple[Any, ...]]:
+    column = group if "." in group else f'c."{group}"'  # a CRM column unless qualified
     rows = reference.execute(
-        f'SELECT c."{group}", {measure} FROM orders o JOIN customers c ON o.cust_ref = c."Code" '
+        f'SELECT {column}, {measure} FROM orders o JOIN customers c ON o.cust_ref = c."Code" '
         f"WHERE {where} GROUP BY 1 ORDER BY 1").fetchall()
     return [(g, round(float(v), 6)) for g, v in rows]
 
@@ -299,3 +300,12 @@ def test_a_chat_model_decomposer_is_shown_the_relationship_and_its_plan_runs(
     assert _rows(result) == _expected(reference, "customerSegment", "SUM(o.amount)")
     prompt = fake.calls[0]["messages"][-1].content
     assert "- warehouse:orders.cust_ref → crm:customers.code (many-to-one)" in prompt
+
+
+def test_a_measure_on_the_one_side_counts_each_key_once_per_group(
+        session: nl2sql.Session, reference: duckdb.DuckDBPyConnection) -> None:
+    result = session.ask("number of customers per status")
+    assert result.status == "success", [e.one_line() for e in result.errors]
+    # each customer once per status of its orders, however many orders it has
+    assert _rows(result) == _expected(reference, "o.status", 'COUNT(DISTINCT c."Code")')
+    assert "key with several status values counts in each" in _decomposer_note(result)
