@@ -222,9 +222,12 @@ class QueryResult:
         """Keep this run's decomposition and plans: its question runs on them next time."""
         return self.session.pin(self)
 
-    def verify(self, *, by: str | None = None, note: str | None = None) -> CuratedAnswer:
-        """Promote this successful run to a curated, verified answer."""
-        return self.session.verify(self, by=by, note=note)
+    def verify(self, *, by: str | None = None, note: str | None = None,
+               template: bool = False) -> CuratedAnswer:
+        """Promote this successful run to a curated, verified answer; with `template`, the values
+        its question names (a stored value, a number) become parameters, so the same question
+        about another value is answered too."""
+        return self.session.verify(self, by=by, note=note, template=template)
 
     # -- reprs --------------------------------------------------------------------------------
     def to_dict(self, *, rows: int = 50) -> dict[str, Any]:

@@ -60,12 +60,13 @@ def layer_used(plan: PlanModel, question: str, snapshot: SchemaSnapshot) -> list
 def result_layer_use(result: QueryResult) -> dict[str, list[LayerEntry]]:
     """Per sub-query id (in the result's order), the layer entries its plan used; sub-queries
     that used none, or ran without a plan, are left out."""
-    from nl2sql.notebook.sections import ordered_outputs
-
     context = result.session.context
     access = result.session.governance.access_for(result.user or result.session.user)
+    planned = result.decomposition.sub_queries if result.decomposition is not None else []
+    order = {sq.id: i for i, sq in enumerate(planned)}  # branches finish in any order
     out: dict[str, list[LayerEntry]] = {}
-    for output in ordered_outputs(result):
+    outputs = sorted(result.sub_queries, key=lambda o: order.get(o.sub_query.id if o.sub_query else "", -1))
+    for output in outputs:
         sq = output.sub_query
         if output.plan is None or sq is None or sq.datasource_id not in context.datasources:
             continue
