@@ -213,3 +213,26 @@ def test_a_bad_template_is_a_one_line_error(tmp_path: Path, parameters: str, mes
     with pytest.raises(ConfigError, match=r"bad.yaml: answers\[0\]") as raised:
         load_answers(path)
     assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_paraphrase_with_another_value_is_never_an_embedding_match(tmp_path: Path) -> None:
+    answer = CuratedAnswer(question="How many Gold accounts are there?", datasource="crm",
+                           sql="SELECT COUNT(*) FROM accounts WHERE Tier = 'Gold'",
+                           parameters={"tier": TemplateParameter(value="Gold", column="accounts.Tier")})
+    path = tmp_path / "curated.yaml"
+    save_answers(path, [answer])
+    anything = CuratedStore([path], tmp_path / "promoted.yaml", threshold=0.0, index_path=None)
+    assert anything.match("Count the Gold accounts please", ["crm"], _values).method == "embedding"
+    assert anything.match("Count the Platinum accounts please", ["crm"], _values) is None
+
+
+def test_known_values_come_from_samples_the_vocabulary_and_value_terms() -> None:
+    from nl2sql.schema.models import SemanticTerm, TableSemantics
+
+    semantic = TableSemantics(values={"state": ["Nevada", "New Mexico"]},
+                              terms=[SemanticTerm(term="CA", column="state", value="California")])
+    snapshot = SchemaSnapshot(datasource_id="s", dialect="sqlite", tables=[Table(
+        name="people", columns=[Column(name="state", type="TEXT", samples=["Ohio"])], semantic=semantic)])
+    assert column_values(snapshot, "people.state") == {
+        "ohio": "Ohio", "nevada": "Nevada", "new mexico": "New Mexico", "ca": "California"}
+    assert column_values(snapshot, "people.city") == {} and column_values(snapshot, "nobody.state") == {}

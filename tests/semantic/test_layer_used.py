@@ -4,6 +4,7 @@ Plan tab, the static HTML and the text."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,24 +46,23 @@ def _coded(path: Path) -> Path:
     return path
 
 
+def _layered(folder: Path, source: str, build: Callable[[Path], Path], layer: dict[str, Any]) -> Iterator[Any]:
+    session = nl2sql.connect(sources={source: str(build(folder / f"{source}.sqlite"))},
+                             semantic={"sources": {source: layer}}, settings={"project_dir": folder / "p"})
+    yield session
+    session.close()
+
+
 @pytest.fixture(scope="module")
-def shop_session(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def shop_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from tests.semantic.conftest import build_shop
 
-    folder = tmp_path_factory.mktemp("used_shop")
-    session = nl2sql.connect(sources={"shop": str(build_shop(folder / "shop.sqlite"))},
-                             semantic={"sources": {"shop": LAYER}}, settings={"project_dir": folder / "p"})
-    yield session
-    session.close()
+    yield from _layered(tmp_path_factory.mktemp("used_shop"), "shop", build_shop, LAYER)
 
 
 @pytest.fixture(scope="module")
-def coded_session(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    folder = tmp_path_factory.mktemp("used_coded")
-    session = nl2sql.connect(sources={"coded": str(_coded(folder / "coded.sqlite"))},
-                             semantic={"sources": {"coded": CODED_LAYER}}, settings={"project_dir": folder / "p"})
-    yield session
-    session.close()
+def coded_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    yield from _layered(tmp_path_factory.mktemp("used_coded"), "coded", _coded, CODED_LAYER)
 
 
 def _used(result: Any) -> list[str]:
