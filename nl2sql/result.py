@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from nl2sql.pipeline.trace import StateTree
     from nl2sql.security.rbac import UserContext
     from nl2sql.semantic.suggest import Suggestion
+    from nl2sql.semantic.used import LayerEntry
     from nl2sql.session import Session
 
 Status = Literal["success", "error", "needs_approval", "needs_clarification", "not_answerable"]
@@ -72,6 +73,7 @@ class QueryResult:
         #: the run's number in the session's history (0: not recorded)
         self.run_number = 0
         self._suggestions: list[Suggestion] | None = None
+        self._layer_used: dict[str, list[LayerEntry]] | None = None
         #: for a follow-up, the run it follows and what it changed (see nl2sql/conversation.py)
         self.follow_up: FollowUp | None = None
 
@@ -194,6 +196,16 @@ class QueryResult:
             self._suggestions = suggestions(self) if self.status == "error" else []
         return self._suggestions
 
+    @property
+    def layer_used(self) -> dict[str, list[LayerEntry]]:
+        """Per sub-query id, the semantic layer's terms, metrics and relationships its plan used
+        (computed on first use; sub-queries that used none are left out)."""
+        if self._layer_used is None:
+            from nl2sql.semantic.used import result_layer_use
+
+            self._layer_used = result_layer_use(self)
+        return self._layer_used
+
     def teach(self, number: int, *, dry_run: bool = False) -> QueryResult:
         """Write suggestion `number` (1 first) into the layer file and ask the question again
         (with dry_run, nothing is written and this result is returned)."""
@@ -210,9 +222,12 @@ class QueryResult:
         """Keep this run's decomposition and plans: its question runs on them next time."""
         return self.session.pin(self)
 
-    def verify(self, *, by: str | None = None, note: str | None = None) -> CuratedAnswer:
-        """Promote this successful run to a curated, verified answer."""
-        return self.session.verify(self, by=by, note=note)
+    def verify(self, *, by: str | None = None, note: str | None = None,
+               template: bool = False) -> CuratedAnswer:
+        """Promote this successful run to a curated, verified answer; with `template`, the values
+        its question names (a stored value, a number) become parameters, so the same question
+        about another value is answered too."""
+        return self.session.verify(self, by=by, note=note, template=template)
 
     # -- reprs --------------------------------------------------------------------------------
     def to_dict(self, *, rows: int = 50) -> dict[str, Any]:
@@ -247,6 +262,7 @@ class QueryResult:
             "suggestions": [{"number": n, "text": s.text, "source": s.source, "section": s.section,
                              "entry": s.entry, "evidence": s.evidence}
                             for n, s in enumerate(self.suggestions, 1)],
+            "layer_used": {sq: [str(e) for e in entries] for sq, entries in self.layer_used.items()},
             "timings": self.timings,
             "usage": self.usage,
         }

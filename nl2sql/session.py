@@ -352,9 +352,10 @@ class Session:
         self.pins.save(result.question, pinned, result.datasource)
         return pinned
 
-    def verify(self, result: QueryResult, *, by: str | None = None,
-               note: str | None = None) -> CuratedAnswer:
-        """Promote a successful run of one query to a curated answer (`.nl2sql/curated.yaml`)."""
+    def verify(self, result: QueryResult, *, by: str | None = None, note: str | None = None,
+               template: bool = False) -> CuratedAnswer:
+        """Promote a successful run of one query to a curated answer (`.nl2sql/curated.yaml`);
+        with `template`, the values its question names become parameters (curated_template)."""
         if result.status != "success" or not result.executed:
             raise ValueError(f"only a successful, executed run can be verified (this one: {result.status})")
         outputs = [(o.sub_query, o.sql_draft) for o in result.sub_queries
@@ -366,9 +367,8 @@ class Session:
         curated = self.governance.curated
         if curated is None:
             raise ValueError("curated answers are not available in this session")
-        sub_query, sql = outputs[0]
-        answer = actions.curated_answer(result.state.user_query, sub_query.datasource_id,
-                                        sql, by=by or _who(result), note=note)
+        answer = actions.curated_answer(result.state.user_query, outputs[0][0].datasource_id, outputs[0][1],
+                                        by=by or _who(result), note=note, template=self.context if template else None)
         curated.promote(answer)
         return answer
 

@@ -106,9 +106,22 @@ def supplied_pin(context: NL2SQLContext, question: str, plan: object,
 
 
 def curated_answer(question: str, datasource: str, sql: str, *, by: str | None,
-                   note: str | None) -> CuratedAnswer:
-    """The SQL that ran, as the verified answer to `question` (the plan stays in the history)."""
-    return CuratedAnswer(question=question, datasource=datasource, sql=sql, verified_by=by, note=note)
+                   note: str | None, template: NL2SQLContext | None = None) -> CuratedAnswer:
+    """The SQL that ran, as the verified answer to `question` (the plan stays in the history).
+
+    With `template` (the session's context), the literals of the SQL that the question names
+    become its parameters; a ValueError when there is none."""
+    parameters = None
+    if template is not None:
+        from nl2sql.governance.curated_template import derive_parameters
+
+        snapshot = template.schemas.get(datasource)
+        parameters = derive_parameters(question, sql, snapshot, template.datasources[datasource].dialect)
+        if not parameters:
+            raise ValueError("no value of this run's SQL is named in its question: it cannot be a "
+                             "template (save it with verify() alone)")
+    return CuratedAnswer(question=question, datasource=datasource, sql=sql, verified_by=by, note=note,
+                         parameters=parameters)
 
 
 def _datasource_for(context: NL2SQLContext, plan: PlanModel) -> str:

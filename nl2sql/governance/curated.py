@@ -12,20 +12,34 @@ for the same kind of result: the same aggregate words (how many / total / averag
 lowest), the same negations and the same numbers. Lexical embeddings cannot tell "average" from
 "total" or 2023 from 2024, and a curated answer to a different question is a wrong answer.
 Answers promoted from runs (`QueryResult.verify()`) go to `.nl2sql/curated.yaml`.
+
+An answer with `parameters` is also a template (`curated_template.py`): the same question about
+another stored value of a parameter's column (or another number) runs its SQL with that value.
+An exact match comes first, then a template, then a paraphrase by embedding — which, for a
+template, must name the same values.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from nl2sql.errors import ConfigError
+from nl2sql.governance.curated_template import (
+    TemplateParameter,
+    Value,
+    check_template,
+    keeps_values,
+    match_template,
+    template_question,
+)
 from nl2sql.plan import PlanModel
 
 if TYPE_CHECKING:
@@ -39,7 +53,8 @@ class VerifiedMatch(BaseModel):
     datasource_id: str
     sql: str
     score: float
-    method: str  # "exact" | "embedding"
+    method: str  # "exact" | "template" | "embedding"
+    bindings: dict[str, Value] = Field(default_factory=dict)  # a template's, as the question gave them
 
 
 class CuratedAnswer(BaseModel):
@@ -53,19 +68,31 @@ class CuratedAnswer(BaseModel):
     plan: PlanModel | None = None
     verified_by: str | None = None
     note: str | None = None
+    # name -> a value of the question another value may take (a template; see curated_template)
+    parameters: dict[str, TemplateParameter] | None = None
 
     @model_validator(mode="after")
     def _needs_a_query(self) -> CuratedAnswer:
         if not (self.sql and self.sql.strip()) and self.plan is None:
             raise ValueError("a curated answer needs `sql` or `plan`")
+        if self.parameters:
+            if not (self.sql and self.sql.strip()):
+                raise ValueError("a template (`parameters`) needs `sql`")
+            check_template(self.question, self.sql, self.parameters)
         return self
+
+    @property
+    def template(self) -> str | None:
+        """The question with its parameters as `{name}` slots (None: not a template)."""
+        return template_question(self.question, self.parameters) if self.parameters else None
 
 
 @dataclass(frozen=True)
 class CuratedHit:
     answer: CuratedAnswer
     score: float
-    method: str  # "exact" | "embedding"
+    method: str  # "exact" | "template" | "embedding"
+    bindings: dict[str, Value] = field(default_factory=dict)  # a template's, as the question gave them
 
 
 _CUES = {
@@ -152,8 +179,12 @@ class CuratedStore:
     def configured(self) -> bool:
         return bool(self.answers())
 
-    def match(self, question: str, datasources: Collection[str]) -> CuratedHit | None:
-        """The answer for `question` among those on `datasources`, or None."""
+    def match(self, question: str, datasources: Collection[str],
+              values: Callable[[str, str], Mapping[str, str]] | None = None) -> CuratedHit | None:
+        """The answer for `question` among those on `datasources`, or None.
+
+        `values(datasource, "table.column")` gives a column's known values by their words
+        (`curated_template.column_values`); without it no template matches."""
         candidates = [a for a in self.answers() if a.datasource in set(datasources)]
         if not candidates:
             return None
@@ -161,9 +192,14 @@ class CuratedStore:
         for answer in candidates:
             if normalize(answer.question) == wanted:
                 return CuratedHit(answer, 1.0, "exact")
+        templated = _template_hit(question, candidates, values) if values is not None else None
+        if templated is not None:
+            return templated
         shape = signature(question)
         for position, score in self._search(question, candidates):
             answer = candidates[position]
+            if answer.parameters and not keeps_values(question, answer.parameters):
+                continue  # another value than the template's: only a template match may answer it
             if score >= self.threshold and signature(answer.question) == shape:
                 return CuratedHit(answer, round(score, 4), "embedding")
         return None
@@ -184,6 +220,17 @@ class CuratedStore:
             if self._index is None:
                 self._index = CuratedIndex(self._index_path)
         return self._index.search(question, candidates)
+
+
+def _template_hit(question: str, candidates: list[CuratedAnswer],
+                  values: Callable[[str, str], Mapping[str, str]]) -> CuratedHit | None:
+    for answer in candidates:
+        if answer.parameters:
+            bound = match_template(question, answer.question, answer.parameters,
+                                   partial(values, answer.datasource))
+            if bound is not None:
+                return CuratedHit(answer, 1.0, "template", bound)
+    return None
 
 
 def _stamp(path: Path) -> tuple[object, ...]:

@@ -8,6 +8,7 @@ same path template, keyed by the sub-query id.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from nl2sql.context import NL2SQLContext
@@ -15,6 +16,7 @@ from nl2sql.errors import ErrorCode, PipelineError
 from nl2sql.execution.guarded import run_guarded, write_artifact
 from nl2sql.execution.models import ArtifactRef
 from nl2sql.governance.curated import CuratedAnswer
+from nl2sql.governance.curated_template import Value, bind_sql
 from nl2sql.governance.services import access_of
 from nl2sql.governance.touches import sql_touches
 from nl2sql.security.rbac import UserContext, raw_snapshot
@@ -27,10 +29,14 @@ class VerifiedRun:
     row_count: int = 0
 
 
-def verified_sql(ctx: NL2SQLContext, answer: CuratedAnswer) -> str:
-    """The answer's SQL, or its plan rendered for the datasource's dialect."""
+def verified_sql(ctx: NL2SQLContext, answer: CuratedAnswer, bindings: Mapping[str, Value] | None = None) -> str:
+    """The answer's SQL, or its plan rendered for the datasource's dialect; a template's with
+    its parameters' literals replaced by `bindings` (rendered by sqlglot for the dialect)."""
     if answer.sql and answer.sql.strip():
-        return answer.sql.strip().rstrip(";").strip()
+        sql = answer.sql.strip().rstrip(";").strip()
+        if bindings and answer.parameters:
+            return bind_sql(sql, answer.parameters, bindings, ctx.datasources[answer.datasource].dialect)
+        return sql
     from nl2sql.sqlgen import render_plan
 
     adapter = ctx.datasources[answer.datasource]

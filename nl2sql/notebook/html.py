@@ -166,8 +166,15 @@ def plan_html(result: QueryResult) -> str:
             continue
         parts.append(f"<p><code>{escape(view.datasource)}</code> {escape(view.intent)} "
                      f"(plan: {escape(view.plan_source)})</p><pre>{escape(tree_text(plan_tree(plan)))}</pre>"
+                     f"{layer_used_html(result, view)}"
                      f"<details><summary>JSON</summary><pre>{escape(to_json(plan))}</pre></details>")
     return "".join(parts)
+
+
+def layer_used_html(result: QueryResult, view: sections.SubQueryView) -> str:
+    """The semantic layer entries a sub-query's plan used, as one paragraph ('' when none)."""
+    line = sections.layer_line(result, view)
+    return f'<p class="nl2sql-layer-used">{escape(line)}</p>' if line else ""
 
 
 def sql_html(result: QueryResult) -> str:

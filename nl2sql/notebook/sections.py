@@ -86,6 +86,13 @@ def sub_query_views(result: QueryResult) -> list[SubQueryView]:
     return views
 
 
+def layer_line(result: QueryResult, view: SubQueryView) -> str:
+    """"Semantic layer used: term 'client' → customers; …" for one sub-query ('' when none)."""
+    from nl2sql.semantic.used import summary
+
+    return summary(result.layer_used.get(view.id, []))
+
+
 def main_reasoning(result: QueryResult) -> list[dict[str, Any]]:
     """Reasoning entries of the main graph's nodes, in the order they ran."""
     return [e for e in result.reasoning if e.get("node") not in SUBGRAPH_NODES]

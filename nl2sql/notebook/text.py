@@ -58,6 +58,7 @@ def render_text(result: QueryResult, *, details: bool = True) -> str:
 def _sections(result: QueryResult) -> list[tuple[str, str]]:
     views = sections.sub_query_views(result)
     plans = [f"{v.datasource}: {v.intent}\n{tree_text(plan_tree(v.output.plan))}"
+             + (f"\n{line}" if (line := sections.layer_line(result, v)) else "")
              for v in views if v.output.plan is not None]
     sqls = [f"{v.datasource} ({dialect}){label}:\n{layout_sql(sql, dialect)}"
             for v in views for label, sql, dialect in sections.sql_drafts(v.output)]

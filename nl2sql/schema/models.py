@@ -55,6 +55,9 @@ class ForeignKey(BaseModel):
     columns: list[str]
     ref_table: str  # Table.key of the referenced table
     ref_columns: list[str]
+    # added by the analyst's semantic layer (not declared by the database); dumps of declared
+    # keys are unchanged, and the fingerprint covers the key, not where it came from
+    from_layer: bool = Field(default=False, exclude_if=lambda v: not v)
 
 
 class SemanticTerm(BaseModel):

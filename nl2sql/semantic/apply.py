@@ -52,7 +52,7 @@ def apply_source_layer(snapshot: SchemaSnapshot, layer: SourceLayer, origin: str
         child, parent = resolve_column(snapshot, rel.from_, where), resolve_column(snapshot, rel.to, where)
         foreign.setdefault(child.table.key, []).append(
             ForeignKey(columns=[child.column.name], ref_table=parent.table.key,
-                       ref_columns=[parent.column.name]))
+                       ref_columns=[parent.column.name], from_layer=True))
     for term in layer.terms:
         if term.value is None and term.order is None and "." not in term.means:
             found = snapshot.table(term.means)

@@ -395,6 +395,13 @@ def test_the_example_policy_and_curated_files_work_on_the_demo(demo, tmp_path):
     assert tickets.status == "success" and tickets.verified_match.method == "exact"
     assert executed(dbs) == [tickets.verified_match.sql]
     assert session.ask("How many contacts are there?").status != "success"  # contacts: not granted
+    returned = session.ask("How many orders were returned in 2025?")  # the template, other values
+    assert returned.verified_match.method == "template"
+    assert returned.verified_match.bindings == {"status": "returned", "year": 2025}
+    assert returned.verified_match.sql == ("SELECT COUNT(*) AS order_count FROM orders WHERE status = "
+                                           "'returned' AND EXTRACT(YEAR FROM order_date) = 2025")
+    assert returned.verified_match.sql in executed(dbs)
+    assert session.ask("How many orders were teleported in 2025?").verified_match is None
 
 
 def test_after_approval_asking_again_runs_the_approved_plan_even_when_the_model_varies(demo, tmp_path):

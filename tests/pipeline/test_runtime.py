@@ -184,7 +184,7 @@ class _UnreachableCurated:
     def answers(self):
         return []
 
-    def match(self, question, datasources):
+    def match(self, question, datasources, values=None):
         from nl2sql.retrieval.breaker import VectorStoreError
 
         raise VectorStoreError("the vector store does not answer")

@@ -59,7 +59,8 @@ def answer_tab(result: QueryResult, page_size: int) -> widgets.VBox:
 
 
 def plan_tab(result: QueryResult) -> widgets.Widget:
-    """Per sub-query: the plan as a tree, and its JSON in a closed accordion."""
+    """Per sub-query: the plan as a tree, the semantic layer entries it used, and its JSON in a
+    closed accordion."""
     boxes: list[widgets.Widget] = []
     for view in sections.sub_query_views(result):
         plan = view.output.plan
@@ -67,7 +68,8 @@ def plan_tab(result: QueryResult) -> widgets.Widget:
             continue
         head = widgets.HTML(f"<p><code>{escape(view.datasource)}</code> {escape(view.intent)} "
                             f"(plan: {escape(view.plan_source)})</p>"
-                            f"<pre>{escape(tree_text(plan_tree(plan)))}</pre>")
+                            f"<pre>{escape(tree_text(plan_tree(plan)))}</pre>"
+                            + static.layer_used_html(result, view))
         raw = widgets.Accordion(children=[widgets.HTML(f"<pre>{escape(to_json(plan))}</pre>")],
                                 titles=("JSON",))
         raw.selected_index = None

@@ -17,8 +17,9 @@ from langgraph.runtime import Runtime
 from nl2sql.context import NL2SQLContext
 from nl2sql.dag import build_dag
 from nl2sql.decomposition import DecomposerResponse, SubQuery, sub_query_id
-from nl2sql.errors import ErrorCode, PipelineError, RunWarning
+from nl2sql.errors import ErrorCode, PipelineError, RunWarning, error
 from nl2sql.governance.curated import CuratedHit, VerifiedMatch
+from nl2sql.governance.curated_template import column_values
 from nl2sql.governance.gate import Candidate, screen
 from nl2sql.governance.services import access_of, governance_of
 from nl2sql.governance.verified import rbac_denied, run_verified, verified_sql
@@ -44,20 +45,26 @@ class CuratedMatcherNode:
         allowed = [ds for ds in ctx.datasources if access.allows_datasource(ds)
                    and state.datasource_id in (None, ds)]
         try:
-            hit = curated.match(state.user_query, allowed)
+            hit = curated.match(state.user_query, allowed,
+                                values=lambda ds, ref: column_values(ctx.schemas.get(ds), ref))
         except VectorStoreError as exc:  # the pipeline can still answer: say why this did not
             return {"warnings": [RunWarning(node=NODE, code=ErrorCode.VECTOR_STORE_UNAVAILABLE.value,
                                             message=f"curated answers not searched: {exc}")]}
         if hit is None:
             return {}
-        sql = verified_sql(ctx, hit.answer)
+        try:
+            sql = verified_sql(ctx, hit.answer, hit.bindings)
+        except ValueError as exc:  # a template whose SQL the dialect cannot read
+            why = error(NODE, ErrorCode.VERIFIED_SQL_UNREADABLE, str(exc).splitlines()[0])
+            return _fell_back(hit, why)
         if rbac_denied(ctx, state.user_context, hit.answer.datasource, sql):
             return {}  # this user may not read what it reads: the pipeline answers within their access
         return self._answer(state, ctx, hit, sql)
 
     def _answer(self, state: GraphState, ctx: NL2SQLContext, hit: CuratedHit, sql: str) -> dict[str, Any]:
         ds = hit.answer.datasource
-        sq = SubQuery(id=sub_query_id(ds, hit.answer.question, 0), datasource_id=ds, intent=state.user_query)
+        asked = state.user_query if hit.bindings else hit.answer.question  # a template: per value
+        sq = SubQuery(id=sub_query_id(ds, asked, 0), datasource_id=ds, intent=state.user_query)
         decomposition = DecomposerResponse(sub_queries=[sq], reasoning=f"verified answer: {hit.answer.question!r}")
         name = resolve_subgraph(ds, ctx.datasources[ds]).name
         dialect = ctx.datasources[ds].dialect
@@ -66,10 +73,13 @@ class CuratedMatcherNode:
                                 sql_drafts=[SqlDraft(attempt=0, sql=sql, dialect=dialect)],
                                 dialect=dialect)
         match = VerifiedMatch(question=hit.answer.question, datasource_id=ds, sql=sql,
-                              score=hit.score, method=hit.method)
+                              score=hit.score, method=hit.method, bindings=hit.bindings)
         delta = {"verified_match": match, "decomposer_response": decomposition,
                  "execution_dag": build_dag(decomposition)}
         note = f"verified answer ({hit.method}, {hit.score:.2f}): {hit.answer.question!r} on {ds}"
+        if hit.bindings:
+            values = ", ".join(f"{k}={v!r}" for k, v in hit.bindings.items())
+            note = f"answered from curated template {hit.answer.template!r} with {values} on {ds}"
         query = Candidate(question=state.user_query, sub_query=sq, plan=hit.answer.plan, sql=sql,
                           dialect=dialect, user=state.user_context,
                           approvals=tuple(state.approvals), curated=True)
