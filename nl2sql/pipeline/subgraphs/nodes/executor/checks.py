@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql.errors import ErrorCode, PipelineError, error
 from nl2sql.names import EXECUTOR
-from nl2sql.plan import Aggregate, ColumnRef, Comparison, InList, Literal_, PlanModel, walk
+from nl2sql.plan import (
+    Aggregate,
+    ColumnRef,
+    Comparison,
+    InList,
+    Literal_,
+    MetricRef,
+    PlanModel,
+    walk,
+)
 from nl2sql.schema.models import SchemaSnapshot
 
 if TYPE_CHECKING:
@@ -105,7 +114,7 @@ def join_fan_out(plan: PlanModel, snapshot: SchemaSnapshot, **tag: Any) -> Pipel
         isinstance(n, Aggregate) and not n.distinct and (
             (n.func == "count" and n.arg is None)
             or (n.func == "sum" and isinstance(n.arg, ColumnRef) and n.arg.table == base_alias)
-        )
+        ) or (isinstance(n, MetricRef) and n.table == base_alias)  # a metric aggregates base rows
         for item in plan.select for n in walk(item.expr)
     )
     if not counts_rows:
