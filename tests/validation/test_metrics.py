@@ -1,5 +1,6 @@
 """Metrics in plans: valid where the alias's table declares one (and the user may read what it
-aggregates), an aggregate for the GROUP BY rules, and an unknown one reported with the nearest."""
+aggregates), an aggregate for the GROUP BY rules, an unknown one reported with the nearest, and
+one that sums rows a join repeats caught as a fan-out after execution."""
 
 from __future__ import annotations
 
@@ -121,3 +122,25 @@ def test_a_role_that_may_not_read_a_metrics_column_does_not_see_the_metric(shop:
     [problem] = failed(checks, "metrics_exist")
     assert problem.message.startswith("Metric 'copies_sold' is not defined for table 'sales'")
     assert not failed(validate_plan(_per_book(MetricRef(name="stores_reached", table="s")), seen))
+
+
+@pytest.mark.parametrize(("metric", "inflated"), [("copies_sold", True), ("stores_reached", False)])
+def test_a_metric_over_rows_a_join_repeats_is_a_fan_out(metric: str, inflated: bool) -> None:
+    """SUM over sales joined to the returns of each sale counts a sale once per return;
+    COUNT(DISTINCT) does not change."""
+    from nl2sql.pipeline.subgraphs.nodes.executor.checks import join_fan_out
+    from nl2sql.schema.models import Column, ForeignKey, Table
+
+    base = apply_source_layer(bookshop(), LAYER)
+    sales = base.table("sales")
+    assert sales is not None
+    returns = Table(name="returns", columns=[Column(name="return_id", type="INTEGER"),
+                                             Column(name="sale_id", type="INTEGER")],
+                    primary_key=["return_id"],
+                    foreign_keys=[ForeignKey(columns=["sale_id"], ref_table="sales", ref_columns=["sale_id"])])
+    keyed = sales.model_copy(update={"primary_key": ["sale_id"]})
+    snapshot = base.model_copy(update={"tables": [keyed if t is sales else t for t in base.tables] + [returns]})
+    join = Join(alias="r", on=Comparison(op="=", left=col("sale_id", "s"), right=col("sale_id", "r")))
+    found = join_fan_out(plan([("sales", "s"), ("returns", "r")], [MetricRef(name=metric, table="s")],
+                              joins=[join]), snapshot)
+    assert (found is not None and found.error_code == "JOIN_FAN_OUT") is inflated
