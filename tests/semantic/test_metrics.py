@@ -208,3 +208,16 @@ def test_a_chat_model_plans_with_the_metric_node(databases: dict[str, Path], tmp
         assert result.status == "error"
         assert "Metric 'revenue' is not defined for table 'order_items'" in " ".join(
             e.message for e in result.errors)
+
+
+def test_the_plan_schema_a_chat_model_is_given_admits_the_metric_node() -> None:
+    import jsonschema
+
+    from nl2sql.reasoning.base import ASTPlannerResponse
+    from nl2sql.reasoning.llm.jsonschema import compact_schema
+
+    schema = compact_schema(ASTPlannerResponse, ("reasoning",))
+    jsonschema.validate({"reasoning": "r", "plan": _MODEL_PLAN, "confidence": 0.9}, schema)
+    no_alias = {**_MODEL_PLAN, "select": [{"expr": {"kind": "metric", "name": "revenue"}}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"plan": no_alias}, schema)
