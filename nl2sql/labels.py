@@ -27,6 +27,7 @@ from nl2sql.plan import (
     Extract,
     Function,
     PlanModel,
+    is_aggregate,
     walk,
 )
 
@@ -234,7 +235,7 @@ def _by_name(name: str, kind: Kind, grouped: bool) -> ColumnInfo:
 
 
 def _has_aggregate(expr: Expr) -> bool:
-    return any(isinstance(n, Aggregate) for n in walk(expr))
+    return any(is_aggregate(n) for n in walk(expr))
 
 
 def _measure_label(name: str, expr: Expr, plan: PlanModel) -> str:

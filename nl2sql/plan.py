@@ -48,6 +48,15 @@ class Aggregate(BaseModel):
     distinct: bool = False
 
 
+class MetricRef(BaseModel):
+    """A semantic-layer metric by name; the generator renders its expression, readers its name."""
+
+    model_config = _FORBID
+    kind: Literal["metric"] = "metric"
+    name: str
+    table: str  # alias (PlanModel.tables) of the table the metric is declared for: its grain
+
+
 class Function(BaseModel):
     """A scalar function from the generator's allow-list (lower, upper, abs, round, length, coalesce)."""
 
@@ -163,7 +172,7 @@ class ScalarSubquery(BaseModel):
 
 
 Expr = Annotated[
-    ColumnRef | Literal_ | Star | Aggregate | Function | Extract | Arithmetic | Comparison | BoolOp | Not | IsNull | InList | Between | Like | Case | Cast | Exists | ScalarSubquery,
+    ColumnRef | Literal_ | Star | Aggregate | MetricRef | Function | Extract | Arithmetic | Comparison | BoolOp | Not | IsNull | InList | Between | Like | Case | Cast | Exists | ScalarSubquery,
     Field(discriminator="kind"),
 ]
 
@@ -274,9 +283,14 @@ def walk_expression(node: object) -> Iterator[Expr]:
             yield from walk_expression(child)
 
 
+def is_aggregate(node: object) -> bool:
+    """An aggregate node: an Aggregate, or a metric (itself an aggregate expression)."""
+    return isinstance(node, Aggregate | MetricRef)
+
+
 def has_aggregate(node: object) -> bool:
-    """True when `node` contains an aggregate outside any nested plan."""
-    return any(isinstance(n, Aggregate) for n in walk_expression(node))
+    """True when `node` contains an aggregate (or a metric) outside any nested plan."""
+    return any(is_aggregate(n) for n in walk_expression(node))
 
 
 def clause_roots(plan: PlanModel, clause: str) -> list[Expr]:
@@ -362,8 +376,7 @@ def _collect(plan: PlanModel, path: str, outer: PlanScope | None, snapshot: Sche
 
 
 def table_of(ref: TableRef, snapshot: SchemaSnapshot) -> Table | None:
-    """The table `ref` reads: the snapshot's, or a derived table's output columns (a bare
-    column keeps its type; other outputs are untyped)."""
+    """The snapshot's table `ref` reads, or a derived table's outputs (bare columns typed)."""
     if ref.query is None:
         return snapshot.table(ref.name)
     aliases = {t.alias: snapshot.table(t.name) for t in ref.query.tables if t.query is None}

@@ -43,6 +43,7 @@ from nl2sql.plan import (
     Function,
     Join,
     Literal_,
+    MetricRef,
     OrderItem,
     PlanModel,
     SelectItem,
@@ -50,6 +51,7 @@ from nl2sql.plan import (
     Star,
     TableRef,
     col,
+    is_aggregate,
     lit,
 )
 from nl2sql.schema.models import Column, SchemaSnapshot
@@ -236,6 +238,8 @@ def _column(ref: ColumnRef, plan: PlanModel, snapshot: SchemaSnapshot) -> Column
 def _numeric(e: Expr, plan: PlanModel, snapshot: SchemaSnapshot) -> bool:
     """Whether a select expression yields numbers (what the local combine reads off Arrow)."""
     match e:
+        case MetricRef():
+            return True  # a metric aggregates numbers (its layer check refuses SUM of text)
         case Aggregate():
             if e.func in ("count", "sum", "avg"):
                 return True
@@ -271,7 +275,7 @@ def _keys(pushed: PushedDown, inputs: list[InputColumns]) -> list[list[str]]:
 def _one_row(plan: PlanModel) -> bool:
     """An aggregate with no GROUP BY returns exactly one row."""
     return (not plan.group_by and plan.set_operation is None
-            and all(isinstance(i.expr, Aggregate) for i in plan.select))
+            and all(is_aggregate(i.expr) for i in plan.select))
 
 
 def _on(refs: list[TableRef], keys: list[list[str]], i: int, *, outer: bool) -> Expr:

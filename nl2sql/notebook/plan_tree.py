@@ -2,7 +2,7 @@
 
 The tree is built from the plan's own sqlglot rendering (`sqlgen.render.plan_to_expression`), so
 what the reader sees is exactly what the generator will turn into the dialect's SQL; only the
-quoting is dropped, for reading.
+quoting is dropped, for reading, and a metric shows as its name (`oi.revenue /* metric */`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def plan_tree(plan: PlanModel) -> Tree:
     """
     from nl2sql.sqlgen.render import plan_to_expression
 
-    return _query_tree("query", plan_to_expression(plan))
+    return _query_tree("query", plan_to_expression(plan, expand_metrics=False))
 
 
 def _query_tree(label: str, query: exp.Expr) -> Tree:

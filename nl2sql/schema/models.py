@@ -132,6 +132,15 @@ class Table(BaseModel):
                 return col
         return None
 
+    @property
+    def metrics(self) -> list[SemanticMetric]:
+        """The semantic layer's metrics over this table's rows (none without a layer)."""
+        return self.semantic.metrics if self.semantic is not None else []
+
+    def metric(self, name: str) -> SemanticMetric | None:
+        """The metric called `name` (case-insensitive), or None."""
+        return next((m for m in self.metrics if m.name.lower() == name.lower()), None)
+
 
 # id(snapshot) -> (a weak reference to it, its fingerprint); an id is reused only after its
 # object died, which the weak reference tells.

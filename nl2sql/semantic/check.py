@@ -161,9 +161,11 @@ def metric_columns(metric: Metric, snapshot: SchemaSnapshot, where: Where) -> li
     import sqlglot
     from sqlglot import exp
 
+    from nl2sql.sqlgen.metrics import metric_tree
+
     table = resolve_table(snapshot, metric.table, where)
     try:
-        tree = sqlglot.parse_one(metric.expression, read=snapshot.dialect or None)
+        tree = metric_tree(metric.expression, snapshot.dialect or None)
     except sqlglot.errors.ParseError as exc:
         detail = str(exc).splitlines()[0] if str(exc) else "syntax error"
         raise where.fail(f"expression does not parse: {detail}") from None

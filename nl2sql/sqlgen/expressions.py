@@ -10,6 +10,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
+from sqlglot import errors as sqlglot_errors
 from sqlglot import exp
 
 from nl2sql.errors import SQLGenError
@@ -30,14 +31,16 @@ from nl2sql.plan import (
     IsNull,
     Like,
     Literal_,
+    MetricRef,
     Not,
     PlanModel,
     PlanScope,
     ScalarSubquery,
     Star,
 )
-from nl2sql.schema.models import Column, Table
+from nl2sql.schema.models import Column, SchemaSnapshot, Table
 from nl2sql.sqlgen.dialects import DATE_LITERAL
+from nl2sql.sqlgen.metrics import metric_tree
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?P<time>[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
 _TEMPORAL = (exp.DataType.Type.DATE, exp.DataType.Type.DATETIME, exp.DataType.Type.TIMESTAMP)
@@ -87,7 +90,12 @@ def _is_temporal(node: exp.Expr) -> bool:
 
 
 class ExpressionBuilder(ABC):
-    """Turns plan expressions into sqlglot nodes; one `_x_<kind>` method per expression kind."""
+    """Turns plan expressions into sqlglot nodes; one `_x_<kind>` method per expression kind.
+
+    A metric renders as its expression (`expand_metrics`) or, for reading, as its name."""
+
+    snapshot: SchemaSnapshot | None = None
+    expand_metrics: bool = True
 
     @abstractmethod
     def query(self, plan: PlanModel, outer: PlanScope | None, top: bool) -> exp.Query:
@@ -139,6 +147,32 @@ class ExpressionBuilder(ABC):
         if node.func in ("sum", "min", "max") and arg.type is not None:
             result.type = arg.type.copy()  # SUM of a DOUBLE is a DOUBLE: no cast before `/`
         return result
+
+    def _x_metric(self, node: MetricRef, scope: PlanScope, clause: str) -> exp.Expr:
+        found = scope.declared(node.table)
+        if found is None:
+            raise SQLGenError(f"Metric {node.table}.{node.name} uses an undeclared table alias.")
+        alias, table = found
+        if not self.expand_metrics:
+            named = exp.Column(this=ident(node.name), table=ident(alias))
+            named.add_comments(["metric"])
+            return named
+        metric = table.metric(node.name) if table is not None else None
+        if table is None or metric is None:
+            where = table.key if table is not None else "its table"
+            raise SQLGenError(f"Metric {node.name!r} is not defined for {where} (alias {alias}).")
+        dialect = self.snapshot.dialect if self.snapshot is not None else None
+        try:
+            tree = metric_tree(metric.expression, dialect)
+        except sqlglot_errors.ParseError:
+            raise SQLGenError(f"Metric {metric.name!r} does not parse: {metric.expression}") from None
+
+        def qualify(part: exp.Expr) -> exp.Expr:
+            if isinstance(part, exp.Column) and not isinstance(part.this, exp.Star):
+                return _qualified(alias, table, part.name)
+            return part
+
+        return tree.transform(qualify)
 
     def _x_function(self, node: Function, scope: PlanScope, clause: str) -> exp.Expr:
         args = [self.expr(a, scope, clause) for a in node.args]

@@ -8,10 +8,13 @@ What the rendered SQL guarantees, on every dialect:
 - In the outermost SELECT, an item without an alias whose expression contains an aggregate gets
   a derived alias, so result columns are named alike everywhere: the function, `distinct` when
   set, then the argument (`count_star`, `sum_amount`, `count_distinct_customer_id`,
-  `sum_amount_div_count_star`, `round_avg_price`), lower-case, made unique with `_2`, `_3`.
+  `sum_amount_div_count_star`, `round_avg_price`; a metric by its name), lower-case, made
+  unique with `_2`, `_3`.
   Other items keep the engine's natural column name.
 - With a set operation, the plan's own ORDER BY / LIMIT / OFFSET apply to the combined result
   (ORDER BY names output columns); the right operand's own ones stay inside that operand.
+- A metric of the semantic layer is its expression, its columns qualified with the plan's alias
+  for the metric's table.
 - An ISO date string compared with a DATE/TIMESTAMP column (per the snapshot) is CAST to DATE or
   TIMESTAMP; SQLite, where dates are text, keeps the plain string.
 """
@@ -35,6 +38,7 @@ from nl2sql.plan import (
     Extract,
     Function,
     Literal_,
+    MetricRef,
     PlanModel,
     PlanScope,
     Star,
@@ -50,9 +54,11 @@ _SET_OPS = {"union": exp.Union, "intersect": exp.Intersect, "except": exp.Except
 _OP_WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "div"}
 
 
-def plan_to_expression(plan: PlanModel, snapshot: SchemaSnapshot | None = None) -> exp.Query:
-    """Build the dialect-neutral sqlglot query for `plan`, every identifier quoted."""
-    return _QueryBuilder(snapshot).query(plan, outer=None, top=True)
+def plan_to_expression(plan: PlanModel, snapshot: SchemaSnapshot | None = None, *,
+                       expand_metrics: bool = True) -> exp.Query:
+    """Build the dialect-neutral sqlglot query for `plan`, every identifier quoted; a metric is
+    its expression, or with `expand_metrics=False` its name (`"o"."revenue" /* metric */`)."""
+    return _QueryBuilder(snapshot, expand_metrics).query(plan, outer=None, top=True)
 
 
 def render_plan(plan: PlanModel, dialect: str, snapshot: SchemaSnapshot | None = None) -> str:
@@ -76,8 +82,9 @@ def render_plan(plan: PlanModel, dialect: str, snapshot: SchemaSnapshot | None =
 class _QueryBuilder(ExpressionBuilder):
     """Assembles SELECTs and set operations around the expressions `ExpressionBuilder` builds."""
 
-    def __init__(self, snapshot: SchemaSnapshot | None):
+    def __init__(self, snapshot: SchemaSnapshot | None, expand_metrics: bool = True):
         self.snapshot = snapshot
+        self.expand_metrics = expand_metrics
 
     def query(self, plan: PlanModel, outer: PlanScope | None, top: bool) -> exp.Query:
         """Build `plan` (and its set operation) in the table scope `outer` encloses."""
@@ -231,6 +238,8 @@ def _name_of(node: Expr | None) -> str:
         case None | Star():
             return "star"
         case ColumnRef():
+            return node.name
+        case MetricRef():
             return node.name
         case Aggregate():
             return "_".join(

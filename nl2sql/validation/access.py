@@ -2,7 +2,8 @@
 
 Deny by default once a policy is given: a table outside `allowed_tables` (Table.key values) is
 refused, and so is a column outside `allowed_columns[table]` when that table has a column list,
-including the columns a `*` would read. COUNT(*) reads no column values and is allowed.
+including the columns a `*` or a metric of the semantic layer would read. COUNT(*) reads no
+column values and is allowed.
 Findings are SECURITY_VIOLATION, CRITICAL and never retryable.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from nl2sql.errors import ErrorCode, ErrorSeverity
-from nl2sql.plan import PlanScope, Star
+from nl2sql.plan import MetricRef, PlanScope, Star, clause_expressions
 from nl2sql.validation.scope import Finding, RuleContext
 
 
@@ -30,6 +31,9 @@ def access_policy(ctx: RuleContext) -> list[Finding]:
         for item in scope.plan.select:
             if isinstance(item.expr, Star):
                 _star_columns(ctx, scope, item.expr, findings)
+        for clause, node in clause_expressions(scope.plan):
+            if isinstance(node, MetricRef):
+                _metric_columns(ctx, scope, node, clause, findings)
     for scope, clause, ref, resolved in ctx.column_uses():
         found, column = resolved.table, resolved.column
         if resolved.status != "found" or found is None or column is None:
@@ -60,6 +64,21 @@ def _star_columns(ctx: RuleContext, scope: PlanScope, star: Star, findings: dict
             findings[(table.key.lower(), "*")] = _denied(
                 message, table=table.key, denied_columns=len(denied), path=scope.path
             )
+
+
+def _metric_columns(ctx: RuleContext, scope: PlanScope, node: MetricRef, clause: str,
+                    findings: dict[tuple[str, ...], Finding]) -> None:
+    """A metric reads the columns of its expression: each must be allowed."""
+    found = scope.declared(node.table)
+    table = found[1] if found is not None else None
+    metric = table.metric(node.name) if table is not None else None
+    if table is None or metric is None:
+        return  # an unknown metric is reported by metrics_exist
+    if any(not _column_allowed(ctx, table.key, c) for c in metric.columns):
+        message = f"Metric {metric.name!r} of table {table.key!r} reads columns the access policy denies."
+        findings[(table.key.lower(), f"metric:{metric.name.lower()}")] = _denied(
+            message, table=table.key, metric=metric.name, clause=clause, path=scope.path
+        )
 
 
 def _column_allowed(ctx: RuleContext, table_key: str, column: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from nl2sql.errors import ErrorCode, ErrorSeverity, PipelineError
 from nl2sql.names import LOGICAL_VALIDATOR
-from nl2sql.plan import PlanModel, PlanScope, Star, plan_scopes
+from nl2sql.plan import MetricRef, PlanModel, PlanScope, Star, clause_expressions, plan_scopes, walk
 from nl2sql.schema.models import SchemaSnapshot
 from nl2sql.validation.access import access_policy
 from nl2sql.validation.checks import ValidationCheck
@@ -165,6 +165,44 @@ def columns_exist(ctx: RuleContext) -> list[Finding]:
     return findings
 
 
+def metrics_exist(ctx: RuleContext) -> list[Finding]:
+    """Every metric is one the semantic layer declares for its alias's table (and this user sees:
+    a metric over a column the user may not read is not in the user's snapshot)."""
+    findings = []
+    for scope in ctx.scopes:
+        for clause, node in clause_expressions(scope.plan):
+            if not isinstance(node, MetricRef):
+                continue
+            found = scope.declared(node.table)
+            if found is None:
+                close = suggest(node.table, _aliases_in(scope))
+                message = f"Metric {node.table}.{node.name} uses alias {node.table!r}, which no table declares"
+                findings.append(_structure(message + _did_you_mean(close), alias=node.table,
+                                           metric=node.name, clause=clause, path=scope.path))
+                continue
+            alias, table = found
+            if table is None or table.metric(node.name) is not None:
+                continue  # an unknown table is reported by tables_exist
+            findings.append(_unknown_metric(node.name, alias, table.key, scope, clause))
+    return findings
+
+
+def _unknown_metric(name: str, alias: str, table_key: str, scope: PlanScope, clause: str) -> Finding:
+    """Metric `name` is not one of `alias`'s; the nearest of its metrics, else where it is."""
+    table = scope.tables.get(alias)
+    close = suggest(name, [m.name for m in table.metrics]) if table is not None else []
+    elsewhere = [f"{a}.{m.name}" for a, t in scope.tables.items() if t is not None and a != alias
+                 for m in t.metrics if m.name.lower() == name.lower()]
+    hint = (f"; it is a metric of {elsewhere[0].rsplit('.', 1)[0]!r}" if elsewhere and not close
+            else _did_you_mean(close))
+    return Finding(
+        ErrorCode.COLUMN_NOT_FOUND,
+        f"Metric {name!r} is not defined for table {table_key!r} (alias {alias}){hint}",
+        {"table": table_key, "alias": alias, "metric": name, "suggestions": close or elsewhere,
+         "clause": clause, "path": scope.path},
+    )
+
+
 def limit_sanity(ctx: RuleContext) -> list[Finding]:
     """LIMIT 0 returns nothing; OFFSET without ORDER BY pages through an arbitrary order."""
     findings = []
@@ -204,6 +242,10 @@ RULES: tuple[tuple[str, str, Rule], ...] = (
 LAYER_RULES: tuple[tuple[str, str, Rule], ...] = (
     ("hidden_columns", "No column the semantic layer hides is shown.", hidden_columns),
 )
+#: Checks reported only for a plan that names a metric of the semantic layer.
+METRIC_RULES: tuple[tuple[str, str, Rule], ...] = (
+    ("metrics_exist", "Every metric is declared for its table.", metrics_exist),
+)
 
 
 def validate_plan(
@@ -234,7 +276,9 @@ def validate_plan(
         ),
     )
     checks: list[ValidationCheck] = []
-    for name, summary, rule in RULES + (LAYER_RULES if hides_columns(snapshot) else ()):
+    rules = RULES + (LAYER_RULES if hides_columns(snapshot) else ())
+    rules += METRIC_RULES if any(isinstance(n, MetricRef) for n in walk(plan)) else ()
+    for name, summary, rule in rules:
         findings = list({(f.message, f.details.get("path")): f for f in rule(ctx)}.values())
         if not findings:
             checks.append(ValidationCheck(name=name, passed=True, message=summary))

@@ -27,6 +27,7 @@ from nl2sql.plan import (
     children,
     clause_expressions,
     has_aggregate,
+    is_aggregate,
     walk_expression,
 )
 from nl2sql.validation.scope import Finding, RuleContext, resolve
@@ -95,7 +96,7 @@ def aggregation(ctx: RuleContext) -> list[Finding]:
     findings = []
     for scope in ctx.scopes:
         for clause, node in clause_expressions(scope.plan):
-            if not isinstance(node, Aggregate):
+            if not is_aggregate(node):
                 continue
             if clause in _NO_AGGREGATES:
                 findings.append(
@@ -105,7 +106,7 @@ def aggregation(ctx: RuleContext) -> list[Finding]:
                         clause=clause,
                     )
                 )
-            if any(isinstance(n, Aggregate) for n in walk_expression(node.arg)):
+            if isinstance(node, Aggregate) and any(is_aggregate(n) for n in walk_expression(node.arg)):
                 findings.append(
                     _finding("An aggregate cannot contain another aggregate.", scope, clause=clause)
                 )
@@ -159,7 +160,7 @@ def _key(ref: ColumnRef, scope: PlanScope) -> tuple[str, str]:
 
 def _bare_columns(node: object, groups: list[Expr]) -> Iterator[ColumnRef]:
     """Column references outside aggregates and outside sub-expressions that are grouped."""
-    if node in groups or isinstance(node, Aggregate | PlanModel):
+    if node in groups or is_aggregate(node) or isinstance(node, PlanModel):
         return
     if isinstance(node, ColumnRef):
         yield node

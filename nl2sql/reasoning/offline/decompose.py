@@ -21,7 +21,7 @@ from nl2sql.decomposition import (
     SubQuery,
     sub_query_id,
 )
-from nl2sql.plan import Aggregate, PlanModel
+from nl2sql.plan import PlanModel, is_aggregate
 from nl2sql.reasoning.offline.across import decompose_across
 from nl2sql.reasoning.offline.answerability import link_score
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
@@ -182,4 +182,4 @@ def _place(
 
 def _group_names(plan: PlanModel) -> list[str]:
     """Output names of the grouped (non-aggregate) select items."""
-    return [i.alias for i in plan.select if i.alias and not isinstance(i.expr, Aggregate)]
+    return [i.alias for i in plan.select if i.alias and not is_aggregate(i.expr)]

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from nl2sql.plan import (
-    Aggregate,
     Between,
     BoolOp,
     ColumnRef,
@@ -36,6 +35,7 @@ from nl2sql.plan import (
     SelectItem,
     Star,
     TableRef,
+    is_aggregate,
 )
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
@@ -167,7 +167,7 @@ class _Editor:
         return set()
 
     def _limit(self, n: int, direction: str) -> None:
-        measure = next((s.expr for s in self.plan.select if isinstance(s.expr, Aggregate)), None)
+        measure = next((s.expr for s in self.plan.select if is_aggregate(s.expr)), None)
         if measure is not None and not self.plan.group_by:
             self.problem = self.problem or f"the previous answer is one number: there is no {n} to keep"
             return
@@ -253,14 +253,14 @@ class _Editor:
             self._show(text, shown_refs)
 
     def _group(self, text: str, cols: list[ColumnRef], shown: list[ColumnRef]) -> None:
-        if not any(isinstance(s.expr, Aggregate) for s in self.plan.select):
+        if not any(is_aggregate(s.expr) for s in self.plan.select):
             self.problem = self.problem or f"the previous answer has no measure to give by {text}"
             return
-        before = [s.alias or _name(s.expr) for s in self.plan.select if not isinstance(s.expr, Aggregate)]
-        measures = [s for s in self.plan.select if isinstance(s.expr, Aggregate)]
+        before = [s.alias or _name(s.expr) for s in self.plan.select if not is_aggregate(s.expr)]
+        measures = [s for s in self.plan.select if is_aggregate(s.expr)]
         self.plan.select = [SelectItem(expr=c, alias=c.name) for c in shown] + measures
         self.plan.group_by = list(cols)
-        if not any(isinstance(o.expr, Aggregate) for o in self.plan.order_by):
+        if not any(is_aggregate(o.expr) for o in self.plan.order_by):
             self.plan.order_by = [OrderItem(expr=c) for c in shown]
         self.edits.append(f"grouped by {', '.join(before)} → {', '.join(c.name for c in shown)}"
                           if before else f"grouped by {', '.join(c.name for c in shown)}")

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nl2sql.plan import Aggregate, ColumnRef, Comparison, Expr, PlanModel, ScalarSubquery, walk
+from nl2sql.plan import (
+    Aggregate,
+    ColumnRef,
+    Comparison,
+    Expr,
+    MetricRef,
+    PlanModel,
+    ScalarSubquery,
+    walk,
+)
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 
 _FUNC_WORDS = {"sum": "sum", "avg": "average", "min": "minimum", "max": "maximum"}
@@ -111,6 +120,8 @@ def _position(plan: PlanModel, expr: Expr, columns: list[str]) -> int | None:
 
 def _name(expr: Expr, plan: PlanModel) -> str:
     if isinstance(expr, ColumnRef):
+        return expr.name
+    if isinstance(expr, MetricRef):
         return expr.name
     if isinstance(expr, Aggregate):
         inner = _column(expr.arg, plan.alias_map()) if expr.arg is not None else None

@@ -46,10 +46,13 @@ class Element:
     table: str
     column: str | None
     score: float
-    form: str  # name | original | qualified | short | head
+    form: str  # name | original | qualified | short | head | term | metric
+    metric: str | None = None  # a metric of the semantic layer over `table` (column is None)
 
     @property
     def ref(self) -> str:
+        if self.metric is not None:
+            return f"{self.table}:{self.metric}"
         return self.table if self.column is None else f"{self.table}.{self.column}"
 
 
@@ -275,8 +278,8 @@ def _glued_label(column: str, table: str) -> bool:
 
 
 def _index_semantic(idx: SchemaIndex, table: Table) -> None:
-    """The analyst's layer (nl2sql/semantic): terms name tables, columns and stored values as
-    strongly as the names themselves; vocabularies are values like samples; declared labels
+    """The analyst's layer (nl2sql/semantic): terms name tables, columns and stored values, and
+    metric names their metric, as strongly as the names themselves; vocabularies are values like samples; declared labels
     replace the guessed ones."""
     assert table.semantic is not None
     key, semantic = table.key, table.semantic
@@ -290,6 +293,8 @@ def _index_semantic(idx: SchemaIndex, table: Table) -> None:
                 bucket.append((key, term.column, term.value))
         elif term.order is None:
             _add(idx, words, Element(key, term.column, 1.0, "term"))
+    for metric in semantic.metrics:  # "revenue", "total_revenue", "avgBasket": its name's words
+        _add(idx, words_of(metric.name), Element(key, None, 1.0, "metric", metric.name))
     for column, values in semantic.values.items():
         if column not in semantic.hidden:
             col = idx.tables[key].column(column)

@@ -37,7 +37,12 @@ class Mention:
     candidates: list[Element]
 
     def tables(self) -> list[Element]:
-        return [e for e in self.candidates if e.column is None]
+        return [e for e in self.candidates if e.column is None and e.metric is None]
+
+    def metric(self) -> Element | None:
+        """The metric the words name, when that is their strongest reading."""
+        best = self.candidates[0] if self.candidates else None
+        return best if best is not None and best.metric is not None else None
 
     def columns(self) -> list[Element]:
         return [e for e in self.candidates if e.column is not None]

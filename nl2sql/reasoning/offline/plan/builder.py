@@ -24,6 +24,7 @@ from nl2sql.plan import (
     Extract,
     InList,
     Join,
+    MetricRef,
     OrderItem,
     PlanModel,
     ScalarSubquery,
@@ -155,6 +156,8 @@ class PlanBuilder:
             return target.column
         if isinstance(target, Part):
             return target.part
+        if target.metric is not None:
+            return target.metric
         if target.col is None:
             return f"count_{snake(self.idx.tables[target.table].name)}"
         if target.func == "count":
@@ -166,6 +169,8 @@ class PlanBuilder:
             return ColumnRef(table=self.alias[target.table], name=target.column)
         if isinstance(target, Part):
             return Extract(part=target.part, expr=self._expr(target.col))
+        if target.metric is not None:
+            return MetricRef(name=target.metric, table=self.alias[target.table])
         if target.col is not None:
             return Aggregate(func=target.func, arg=self._expr(target.col), distinct=target.distinct)
         return self._count_rows(target.table)

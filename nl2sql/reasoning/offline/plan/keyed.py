@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nl2sql.plan import Aggregate, Arithmetic, ColumnRef, PlanModel, SelectItem, Star, walk
+from nl2sql.plan import Aggregate, Arithmetic, ColumnRef, PlanModel, SelectItem, Star, is_aggregate, walk
 from nl2sql.reasoning.offline.shapes.spec import Unclear
 from nl2sql.schema.models import SchemaSnapshot
 
@@ -48,7 +48,7 @@ def keyed_plan(plan: PlanModel, key_columns: list[str], snapshot: SchemaSnapshot
     select, finish, groups = list(keys), [], []
     for position, item in enumerate(rest):
         name = item.alias or f"measure_{position + 1}"
-        if not any(isinstance(n, Aggregate) for n in walk(item.expr)):
+        if not any(is_aggregate(n) for n in walk(item.expr)):
             select.append(item)
             groups.append(name)
             continue
@@ -92,7 +92,7 @@ def _expanded(plan: PlanModel, snapshot: SchemaSnapshot) -> list[SelectItem]:
 
 def _aggregates(plan: PlanModel) -> bool:
     return bool(plan.group_by) or any(
-        isinstance(n, Aggregate) for item in plan.select for n in walk(item.expr))
+        is_aggregate(n) for item in plan.select for n in walk(item.expr))
 
 
 def _partials(expr: object, name: str) -> tuple[list[SelectItem], SelectItem]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from nl2sql.plan import Aggregate, ColumnRef, PlanModel, walk
+from nl2sql.plan import ColumnRef, PlanModel, is_aggregate, walk
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.confidence import calibrated, evidence, used_refs
@@ -139,13 +139,13 @@ def _check_grouping(plan: PlanModel) -> None:
     should never produce it, and an invalid plan must not reach the database."""
     for p in [n for n in walk(plan) if isinstance(n, PlanModel)]:
         has_agg = p.group_by or any(
-            isinstance(n, Aggregate) for item in p.select for n in walk(item.expr)
+            is_aggregate(n) for item in p.select for n in walk(item.expr)
         )
         if not has_agg:
             continue
         grouped = {g.model_dump_json() for g in p.group_by}
         for item in p.select:
-            if not any(isinstance(n, Aggregate) for n in walk(item.expr)) and (
+            if not any(is_aggregate(n) for n in walk(item.expr)) and (
                 item.expr.model_dump_json() not in grouped
             ):
                 raise Unclear(
@@ -181,7 +181,7 @@ def _check_nested(s: Scan) -> None:
 
 
 def _sums(q: Query) -> bool:
-    return any(isinstance(t, Agg) and t.func in ("sum", "avg") for t, _ in q.select)
+    return any(isinstance(t, Agg) and (t.func in ("sum", "avg") or t.metric) for t, _ in q.select)
 
 
 def _apply_column_hints(plan: PlanModel, suggestions: Mapping[str, Any]) -> PlanModel:
@@ -239,6 +239,8 @@ def _show(t: Target) -> str:
         return t.ref
     if isinstance(t, Part):
         return f"{t.part}({t.col.ref})"
+    if t.metric is not None:
+        return f"{t.metric} (metric)"
     if t.col is None:
         return f"COUNT(*) of {t.table}"
     return f"{t.func.upper()}({'DISTINCT ' if t.distinct else ''}{t.col.ref})"

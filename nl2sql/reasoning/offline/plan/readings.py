@@ -120,6 +120,8 @@ def _target(t: Target) -> str:
         return t.ref
     if isinstance(t, Part):
         return f"{t.part} of {t.col.ref}"
+    if t.metric is not None:
+        return f"{t.metric} (metric of {t.table})"
     if t.col is None:
         return f"count of {t.table}"
     if t.func == "count":

@@ -1,7 +1,8 @@
 """Measures: what a count or aggregate cue asks for ("how many loans", "the average price",
 "the maximum number of pages") and the row picked by "the X with the maximum M".
 
-A count names a table (COUNT(*)), a column (COUNT(DISTINCT col); a numeric column that already
+A metric of the semantic layer is a measure by its name ("revenue per region"). A count names a
+table (COUNT(*)), a column (COUNT(DISTINCT col); a numeric column that already
 holds a count is summed: "how many pages") or a foreign key (the rows it references). An aggregate
 word applies to the numeric column after it ("the average, minimum and maximum age": one
 aggregate per word).
@@ -46,9 +47,34 @@ class Measures(Clauses):
         self._agg_index = ac[1] if ac is not None and cc is None else None
         if cc is not None and ac is not None and ac[1] < cc[0] - 2:
             cc = None  # "the maximum fee for different numbers of pages": the first cue wins
+        metric = self._metric_measure(cc, ac)
+        if metric is not None:
+            return metric
         if cc is not None:
             return self._count_measure(cc)
         return self._agg_measure(*ac) if ac is not None else (None, None)
+
+    def _metric_measure(self, cc: tuple[int, int] | None, ac: tuple[str, int] | None
+                        ) -> tuple[Agg, Mention] | None:
+        """A metric of the semantic layer the question names ("revenue by region"): the measure
+        itself, already an aggregate. "total revenue" / "how much revenue" is the metric too;
+        another aggregate word over it would aggregate an aggregate."""
+        m = next((m for m in self.mentions if m.start not in self.used and m.metric()), None)
+        element = m.metric() if m is not None else None
+        if m is None or element is None or element.metric is None:
+            return None
+        name = element.metric
+        between = self.tokens[ac[1] + 1 : m.start] if ac is not None else []
+        if cc is None and ac is not None and ac[1] < m.start and all(t.low in ("the", "of") for t in between):
+            if ac[0] != "sum":
+                raise Unclear(f"the {self.tokens[ac[1]].text} of metric '{name}' aggregates an "
+                              "aggregate (a nested query); not supported")
+            self.used.update(x.start for x in self.mentions if x.start == ac[1] and x.end == ac[1] + 1)
+        elif cc is not None or ac is not None:
+            cue = self._text(*cc) if cc is not None else self.tokens[ac[1]].text if ac else ""
+            raise Unclear(f"'{cue}' beside metric '{name}' asks for a second measure; not supported")
+        self.used.add(m.start)
+        return Agg("metric", element.table, metric=name), m
 
     def _count_measure(self, cc: tuple[int, int]) -> tuple[Agg, Mention]:
         m = self.next_mention(cc[1], within=5)

@@ -26,12 +26,14 @@ class Col:
 
 @dataclass(frozen=True)
 class Agg:
-    """An aggregate: COUNT(*) of `table` when col is None, else func(col)."""
+    """An aggregate: COUNT(*) of `table` when col is None, else func(col); with `metric`, the
+    semantic layer's metric of that name over `table` (func "metric")."""
 
     func: str
     table: str
     col: Col | None = None
     distinct: bool = False
+    metric: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from nl2sql.errors import ErrorCode, PipelineError, error
 from nl2sql.names import EXECUTOR
-from nl2sql.plan import Aggregate, ColumnRef, Comparison, InList, Literal_, PlanModel, walk
-from nl2sql.schema.models import SchemaSnapshot
+from nl2sql.plan import (
+    Aggregate,
+    ColumnRef,
+    Comparison,
+    InList,
+    Literal_,
+    MetricRef,
+    PlanModel,
+    walk,
+)
+from nl2sql.schema.models import SchemaSnapshot, Table
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -94,7 +103,8 @@ def value_not_found(
 
 
 def join_fan_out(plan: PlanModel, snapshot: SchemaSnapshot, **tag: Any) -> PipelineError | None:
-    """COUNT(*) or SUM over the first table's rows when a join repeats them."""
+    """COUNT(*) or SUM (or a metric that sums or counts) over the first table's rows when a join
+    repeats them."""
     if not plan.joins or plan.distinct:
         return None
     base = snapshot.table(plan.tables[0].name)
@@ -105,7 +115,8 @@ def join_fan_out(plan: PlanModel, snapshot: SchemaSnapshot, **tag: Any) -> Pipel
         isinstance(n, Aggregate) and not n.distinct and (
             (n.func == "count" and n.arg is None)
             or (n.func == "sum" and isinstance(n.arg, ColumnRef) and n.arg.table == base_alias)
-        )
+        ) or (isinstance(n, MetricRef) and n.table == base_alias
+              and _metric_repeats(base, n.name, snapshot))
         for item in plan.select for n in walk(item.expr)
     )
     if not counts_rows:
@@ -118,6 +129,14 @@ def join_fan_out(plan: PlanModel, snapshot: SchemaSnapshot, **tag: Any) -> Pipel
         f"the join with {repeating[0]} repeats {base.key} rows, so the count/sum is inflated",
         retryable=True, table=base.key, primary_key=base.primary_key, repeated_by=repeating, **tag,
     )
+
+
+def _metric_repeats(base: Table, name: str, snapshot: SchemaSnapshot) -> bool:
+    """A metric of the base table that sums, averages or counts its rows."""
+    from nl2sql.sqlgen.metrics import repeats_with_rows
+
+    metric = base.metric(name)
+    return metric is not None and repeats_with_rows(metric.expression, snapshot.dialect)
 
 
 def _repeats_base(base_key: str, other_key: str, snapshot: SchemaSnapshot) -> bool:
