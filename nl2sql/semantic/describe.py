@@ -197,8 +197,9 @@ def _name_words(table: Table) -> set[str]:
 
 
 def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
-    """(a key of dst, why) when `col` is named like it, after `dst`, or ends with dst's name
-    (`caused_by_ship_id` → ship), and holds values of the same kind."""
+    """(a key of dst, why) when `col` is named like it, after `dst`, ends with dst's name
+    (`caused_by_ship_id` → ship) or with its key's (`citedpaperid` → paper.paperid), and holds
+    values of the same kind."""
     from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
 
     kind = join_kind(col)
@@ -223,6 +224,9 @@ def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
         if match == ("named", True):
             how = "names" if start == 0 else "ends with the name of"
             return key, f"{col.name} {how} {dst.name}"
+    glued, own = "".join(split_words(col.name)), "".join(split_words(key.name))
+    if own not in KEY_SUFFIXES and len(glued) > len(own) and glued.endswith(own):
+        return key, f"{col.name} ends with the name of {dst.name}'s key {key.name}"  # citedPaperId
     return None
 
 
