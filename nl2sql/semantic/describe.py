@@ -4,10 +4,13 @@
   lower score than the engine uses alone, each then checked in the database — the referencing
   column's distinct values (a bounded sample, the query pushed to the source) must be found
   among the referenced key's — with the evidence as a YAML comment; a candidate the data
-  contradicts is listed as a comment, not proposed;
+  contradicts is listed as a comment, not proposed; a column named with the plural of a table
+  (`num_visits`) counts its rows and is not checked; two tables whose own keys hold the same
+  many values and whose names share a word are one-to-one (every value must be found);
 * labels: the columns that name a row (the offline engine's reading of the names);
 * units, from column names (`price_usd`, `weight_kg`, `duration_min`);
-* vocabularies: the values of low-cardinality text columns.
+* vocabularies: the values of low-cardinality text columns (not numbers stored as text, not
+  the columns of a proposed relationship).
 """
 
 from __future__ import annotations
@@ -122,7 +125,7 @@ def describe_source(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> Dra
 def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
     """What to check in the data: the inferred references down to CANDIDATE_SCORE, then the
     ones names alone cannot settle — a column named like another table's key, or named after
-    that table (`Maker` → car_makers.Id), which only the data can confirm."""
+    that table (`Owner` → pet_owners.Id), which only the data can confirm."""
     found = infer_relationships(snapshot, CANDIDATE_SCORE)
     seen = {(r.src, r.src_columns) for r in found} | {(r.dst, r.dst_columns) for r in found}
     for src in snapshot.tables:
@@ -144,8 +147,8 @@ def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
 
 def shared_keys(snapshot: SchemaSnapshot, found: list[InferredRelationship]) -> list[InferredRelationship]:
     """One-to-one references between two tables whose own single-column keys are unique with
-    the same number of values (at least SHARED_KEYS) and whose names share a word (`car_specs`,
-    `car_names`), with no other candidate between them: the data must then hold the same
+    the same number of values (at least SHARED_KEYS) and whose names share a word (`bike_specs`,
+    `bike_frames`), with no other candidate between them: the data must then hold the same
     values on both sides. A key matching several tables so is no evidence: none proposed."""
     from nl2sql.schema.relationships import inferred_key
 
@@ -198,7 +201,7 @@ def _name_words(table: Table) -> set[str]:
 
 def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
     """(a key of dst, why) when `col` is named like it, after `dst`, ends with dst's name
-    (`caused_by_ship_id` → ship) or with its key's (`citedpaperid` → paper.paperid), and holds
+    (`sent_by_carrier_id` → carrier) or with its key's (`targetpageid` → page.pageid), and holds
     values of the same kind."""
     from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
 
@@ -226,12 +229,12 @@ def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
             return key, f"{col.name} {how} {dst.name}"
     glued, own = "".join(split_words(col.name)), "".join(split_words(key.name))
     if own not in KEY_SUFFIXES and len(glued) > len(own) and glued.endswith(own):
-        return key, f"{col.name} ends with the name of {dst.name}'s key {key.name}"  # citedPaperId
+        return key, f"{col.name} ends with the name of {dst.name}'s key {key.name}"  # targetPageId
     return None
 
 
 def _counts(word: str, dst: Table) -> bool:
-    """`num_semesters`, `cares_for_students` of a table `semester`, `student`: the plural of a
+    """`num_visits`, `seats_for_guests` of a table `visit`, `guest`: the plural of a
     singular table's name counts its rows, a reference names one."""
     from nl2sql.inflection import inflect_engine
 
