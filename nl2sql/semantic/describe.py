@@ -4,14 +4,18 @@
   lower score than the engine uses alone, each then checked in the database — the referencing
   column's distinct values (a bounded sample, the query pushed to the source) must be found
   among the referenced key's — with the evidence as a YAML comment; a candidate the data
-  contradicts is listed as a comment, not proposed;
+  contradicts is listed as a comment, not proposed; a column named with the plural of a table
+  (`num_visits`) counts its rows and is not checked; two tables whose own keys hold the same
+  many values and whose names share a word are one-to-one (every value must be found);
 * labels: the columns that name a row (the offline engine's reading of the names);
 * units, from column names (`price_usd`, `weight_kg`, `duration_min`);
-* vocabularies: the values of low-cardinality text columns.
+* vocabularies: the values of low-cardinality text columns (not numbers stored as text, not
+  the columns of a proposed relationship).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -30,6 +34,9 @@ CANDIDATE_SCORE = 0.45
 SAMPLE = 2000
 #: Share of those values that must be found among the referenced key's.
 INCLUDED = 0.95
+#: Two tables whose own keys hold the same values are one-to-one from this many values up: two
+#: tables numbered 1..n of the same size by chance are common for a handful of rows, not past it.
+SHARED_KEYS = 50
 #: A text column with at most this many distinct values gets its vocabulary written.
 VOCABULARY = 25
 
@@ -52,10 +59,11 @@ class CheckedRelationship:
     candidate: InferredRelationship
     distinct: int  # referencing values compared
     found: int  # of them, found among the referenced key's
+    needed: float = INCLUDED  # the share of them that must be found
 
     @property
     def holds(self) -> bool:
-        return self.distinct > 0 and self.found >= INCLUDED * self.distinct
+        return self.distinct > 0 and self.found >= self.needed * self.distinct
 
     def evidence(self) -> str:
         c = self.candidate
@@ -95,6 +103,10 @@ def describe_source(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> Dra
     draft = Draft(snapshot.datasource_id)
     for candidate in candidates(snapshot):
         draft.relationships.append(check_inclusion(adapter, snapshot, candidate))
+    for candidate in shared_keys(snapshot, [r.candidate for r in draft.relationships]):
+        checked = check_inclusion(adapter, snapshot, candidate)
+        draft.relationships.append(CheckedRelationship(candidate, checked.distinct, checked.found, 1.0))
+    joined = {(t, c) for r in draft.relationships if r.holds for t, c in _ends(r.candidate)}
     index = build_index(snapshot)
     for table in snapshot.tables:
         if index.labels.get(table.key):
@@ -105,7 +117,7 @@ def describe_source(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> Dra
             if unit:
                 draft.units[ref] = unit
             values = vocabulary(table, column, draft.labels.get(table.key, []))
-            if values:
+            if values and (table.key, column.name) not in joined:  # a key's values name nothing
                 draft.vocabularies[ref] = values
     return draft
 
@@ -113,7 +125,7 @@ def describe_source(adapter: DatasourceAdapter, snapshot: SchemaSnapshot) -> Dra
 def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
     """What to check in the data: the inferred references down to CANDIDATE_SCORE, then the
     ones names alone cannot settle — a column named like another table's key, or named after
-    that table (`Maker` → car_makers.Id), which only the data can confirm."""
+    that table (`Owner` → pet_owners.Id), which only the data can confirm."""
     found = infer_relationships(snapshot, CANDIDATE_SCORE)
     seen = {(r.src, r.src_columns) for r in found} | {(r.dst, r.dst_columns) for r in found}
     for src in snapshot.tables:
@@ -128,13 +140,69 @@ def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
                     cardinality = "one-to-one" if _unique(src, col) else "many-to-one"
                     found.append(InferredRelationship(src.key, (col.name,), dst.key, (key.name,),
                                                       CANDIDATE_SCORE, (evidence,), cardinality))
+                    seen.add((dst.key, (key.name,)))  # not proposed again the other way round
                     break
     return found
 
 
+def shared_keys(snapshot: SchemaSnapshot, found: list[InferredRelationship]) -> list[InferredRelationship]:
+    """One-to-one references between two tables whose own single-column keys are unique with
+    the same number of values (at least SHARED_KEYS) and whose names share a word (`bike_specs`,
+    `bike_frames`), with no other candidate between them: the data must then hold the same
+    values on both sides. A key matching several tables so is no evidence: none proposed."""
+    from nl2sql.schema.relationships import inferred_key
+
+    linked = {frozenset((r.src, r.dst)) for r in found}
+    # a word in most tables' names (a coded prefix such as `tbl`) tells no two of them apart
+    counts = Counter(w for t in snapshot.tables for w in _name_words(t))
+    common = {w for w, n in counts.items() if n > max(2, len(snapshot.tables) // 2)}
+    keys: list[tuple[Table, Column]] = []
+    for table in snapshot.tables:
+        name = table.primary_key[0] if len(table.primary_key) == 1 else inferred_key(table)
+        col = table.column(name) if name else None
+        if col is not None and _unique(table, col) and (col.distinct_count or 0) >= SHARED_KEYS:
+            keys.append((table, col))
+
+    def partners(table: Table, col: Column) -> list[tuple[Table, Column]]:
+        return [(other, key) for other, key in keys if other.key != table.key
+                and key.distinct_count == col.distinct_count and join_kind(key) == join_kind(col)
+                and (_name_words(other) & _name_words(table)) - common]
+
+    out = []
+    for table, col in keys:
+        matches = partners(table, col)
+        if len(matches) != 1 or frozenset((table.key, matches[0][0].key)) in linked:
+            continue
+        other, key = matches[0]
+        if len(partners(other, key)) == 1 and _refers(table, other, found):
+            shared = ", ".join(sorted((_name_words(other) & _name_words(table)) - common))
+            evidence = (f"{table.name} and {other.name} (sharing '{shared}') have keys of "
+                        f"{col.distinct_count} values each")
+            out.append(InferredRelationship(table.key, (col.name,), other.key, (key.name,),
+                                            CANDIDATE_SCORE, (evidence,), "one-to-one"))
+    return out
+
+
+def _refers(table: Table, other: Table, found: list[InferredRelationship]) -> bool:
+    """Which of two tables sharing a key refers to the other: the one fewer relationships
+    reach (its rows extend the other's, which the rest of the schema links to); then by name."""
+    def links(t: Table) -> int:
+        return sum(t.key in (r.src, r.dst) for r in found)
+
+    return (links(table), table.key) < (links(other), other.key)
+
+
+def _name_words(table: Table) -> set[str]:
+    """The singular words of a table's name."""
+    from nl2sql.inflection import inflect_engine
+
+    return {inflect_engine().singular_noun(w) or w for w in split_words(table.name) if len(w) > 2}
+
+
 def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
-    """(a key of dst, why) when `col` is named like it, after `dst`, or ends with dst's name
-    (`caused_by_ship_id` → ship), and holds values of the same kind."""
+    """(a key of dst, why) when `col` is named like it, after `dst`, ends with dst's name
+    (`sent_by_carrier_id` → carrier) or with its key's (`targetpageid` → page.pageid), and holds
+    values of the same kind."""
     from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
 
     kind = join_kind(col)
@@ -152,12 +220,26 @@ def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
     words = split_words(col.name)
     if len(words) > 1 and words[-1] in KEY_SUFFIXES:
         words = words[:-1]
+    if words and _counts(words[-1], dst):
+        return None
     for start in range(len(words)):
         match = name_match("".join(words[start:]), dst.name)
         if match == ("named", True):
             how = "names" if start == 0 else "ends with the name of"
             return key, f"{col.name} {how} {dst.name}"
+    glued, own = "".join(split_words(col.name)), "".join(split_words(key.name))
+    if own not in KEY_SUFFIXES and len(glued) > len(own) and glued.endswith(own):
+        return key, f"{col.name} ends with the name of {dst.name}'s key {key.name}"  # targetPageId
     return None
+
+
+def _counts(word: str, dst: Table) -> bool:
+    """`num_visits`, `seats_for_guests` of a table `visit`, `guest`: the plural of a
+    singular table's name counts its rows, a reference names one."""
+    from nl2sql.inflection import inflect_engine
+
+    last = split_words(dst.name)[-1]
+    return word != last and inflect_engine().singular_noun(word) == last
 
 
 def _unique(table: Table, col: Column) -> bool:
@@ -212,15 +294,30 @@ def unit_of(column: Column) -> str | None:
 
 
 def vocabulary(table: Table, column: Column, labels: list[str]) -> list[str]:
-    """All values of a low-cardinality text column (not a label, not a key) when sampled whole."""
+    """All values of a low-cardinality text column (not a label, not a key) when sampled whole;
+    none when every value is a number (ids or years stored as text are not words)."""
     if not column.is_text or column.name in labels or column.primary_key:
         return []
     count = column.distinct_count
     if count is None or not 1 < count <= VOCABULARY or len(column.samples) < count:
         return []
+    if all(_is_number(v) for v in column.samples):
+        return []
     if (table.row_count or 0) <= count:
         return []  # one value per row: names, not a vocabulary
     return sorted(column.samples, key=str.lower)
+
+
+def _is_number(value: str) -> bool:
+    try:
+        float(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def _ends(c: InferredRelationship) -> list[tuple[str, str]]:
+    return [(c.src, c.src_columns[0]), (c.dst, c.dst_columns[0])]
 
 
 def render_draft(draft: Draft, today: date | None = None) -> str:
