@@ -124,30 +124,30 @@ def test_doctor_reports_a_bad_layer_as_one_problem(shop_db: Path, tmp_path: Path
 def test_describe_finds_references_names_alone_do_not_settle(tmp_path: Path) -> None:
     """Ids stored as text, a column ending with the table's name, a shared unique name: proposed
     only when the data agrees."""
-    db = tmp_path / "fleet.sqlite"
+    db = tmp_path / "sport.sqlite"
     con = sqlite3.connect(db)
     con.executescript(
         """
-        CREATE TABLE battle (id INTEGER PRIMARY KEY, name TEXT);
-        CREATE TABLE ship (id INTEGER PRIMARY KEY, name TEXT, lost_in_battle INTEGER);
-        CREATE TABLE crew_loss (loss_id INTEGER PRIMARY KEY, caused_by_ship_id TEXT, killed INTEGER);
-        INSERT INTO battle VALUES (1, 'Hastings'), (2, 'Lepanto'), (3, 'Trafalgar');
-        INSERT INTO ship VALUES (1, 'Rose', 1), (2, 'Lion', 2), (3, 'Swan', 2), (4, 'Hind', 3);
-        INSERT INTO crew_loss VALUES (1, '1', 10), (2, '2', 4), (3, '2', 7), (4, '4', 1);
+        CREATE TABLE league (id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT, plays_in_league INTEGER);
+        CREATE TABLE injury (injury_id INTEGER PRIMARY KEY, suffered_by_team_id TEXT, games_missed INTEGER);
+        INSERT INTO league VALUES (1, 'Northern'), (2, 'Coastal'), (3, 'Highland');
+        INSERT INTO team VALUES (1, 'Rovers', 1), (2, 'Lions', 2), (3, 'Swans', 2), (4, 'Hinds', 3);
+        INSERT INTO injury VALUES (1, '1', 10), (2, '2', 4), (3, '2', 7), (4, '4', 1);
         """
     )
     con.commit()
     con.close()
-    with nl2sql.connect(sources={"fleet": str(db)}, settings={"project_dir": tmp_path / "p"}) as s:
+    with nl2sql.connect(sources={"sport": str(db)}, settings={"project_dir": tmp_path / "p"}) as s:
         from nl2sql.semantic.describe import draft_file
 
-        text, _ = draft_file(s.context.datasources["fleet"], s.context.schemas.get("fleet"))
-    relationships = yaml.safe_load(text)["sources"]["fleet"]["relationships"]
+        text, _ = draft_file(s.context.datasources["sport"], s.context.schemas.get("sport"))
+    relationships = yaml.safe_load(text)["sources"]["sport"]["relationships"]
     pairs = {(r["from"], r["to"]) for r in relationships}
-    assert pairs == {("ship.lost_in_battle", "battle.id"), ("crew_loss.caused_by_ship_id", "ship.id")}
-    assert "# not proposed: battle.name -> ship.name" in text or "# not proposed: ship.name -> battle.name" in text
-    question = "What is the total killed for ships lost in the battle Lepanto?"
-    with nl2sql.connect(sources={"fleet": str(db)}, settings={"project_dir": tmp_path / "q"},
+    assert pairs == {("team.plays_in_league", "league.id"), ("injury.suffered_by_team_id", "team.id")}
+    assert "# not proposed: league.name -> team.name" in text or "# not proposed: team.name -> league.name" in text
+    question = "What is the total games missed for teams that play in the league Coastal?"
+    with nl2sql.connect(sources={"sport": str(db)}, settings={"project_dir": tmp_path / "q"},
                         semantic=yaml.safe_load(text)) as described:
         result = described.ask(question)
     assert result.status == "success", result.errors

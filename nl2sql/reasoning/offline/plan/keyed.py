@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nl2sql.plan import Aggregate, Arithmetic, ColumnRef, PlanModel, SelectItem, Star, is_aggregate, walk
+from nl2sql.plan import (
+    Aggregate,
+    Arithmetic,
+    ColumnRef,
+    PlanModel,
+    SelectItem,
+    Star,
+    is_aggregate,
+    walk,
+)
 from nl2sql.reasoning.offline.shapes.spec import Unclear
 from nl2sql.schema.models import SchemaSnapshot
 
