@@ -8,8 +8,8 @@ so a busy machine slows them alike; figures are medians, ratios are of medians:
 - `import pandas`: the reference (kernel start included);
 - `%load_ext` + `%nl2sql`, warm-up off: both cells sent at once, NL2SQL_WARMUP=0;
 - `%load_ext` + `%nl2sql`: both cells sent at once (the warm-up has no time to help);
-- question after a pause: `%load_ext nl2sql`, then PAUSE seconds (the analyst typing), then the
-  question; the figure is the wait from sending the question to its answer.
+- after a pause, warm-up off / on: `%load_ext nl2sql`, then PAUSE seconds (the analyst typing),
+  then the question; the figure is the wait from sending the question to its answer.
 
 Run with `make bench` or `python benchmarks/kernel_start.py --repeats 5 --pause 5`.
 """
@@ -91,7 +91,8 @@ def main() -> None:
             "import pandas": lambda: _kernel(["import pandas"], work, env),
             "%nl2sql, warm-up off": lambda: _kernel([LOAD, ASK], work, off),
             "%nl2sql, warm-up on": lambda: _kernel([LOAD, ASK], work, env),
-            f"question after {args.pause:g} s": lambda: _kernel([LOAD, ASK], work, env, args.pause),
+            f"after {args.pause:g} s, warm-up off": lambda: _kernel([LOAD, ASK], work, off, args.pause),
+            f"after {args.pause:g} s, warm-up on": lambda: _kernel([LOAD, ASK], work, env, args.pause),
         }
         times: dict[str, list[float]] = {name: [] for name in measures}
         cpus: dict[str, list[float]] = {name: [] for name in measures}
@@ -108,7 +109,7 @@ def main() -> None:
     print("  cpu: the kernel process's CPU seconds in all (less swayed by a busy machine)")
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"  {name:<24} {median:7.2f} s   {median / base:5.2f}x import pandas"
+        print(f"  {name:<26} {median:7.2f} s   {median / base:5.2f}x import pandas"
               f"   cpu {statistics.median(cpus[name]):5.2f} s {statistics.median(cpus[name]) / cpu_base:5.2f}x")
 
 
