@@ -30,6 +30,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/cold_start.py
+	$(BIN)/python benchmarks/kernel_start.py
 	$(BIN)/python benchmarks/schema_scale.py
 	$(BIN)/python benchmarks/soak.py --runs 1000
 	$(BIN)/python benchmarks/warm_ask.py

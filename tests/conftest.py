@@ -19,6 +19,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+# `%load_ext nl2sql` starts a warm-up thread in a notebook; tests (and the kernels they start)
+# run without it, except the tests of the warm-up itself, which turn it on in a subprocess.
+os.environ["NL2SQL_WARMUP"] = "0"
+
 import pytest
 
 _SERVERS = {

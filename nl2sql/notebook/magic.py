@@ -260,6 +260,9 @@ class NL2SQL(Magics, Configurable):
             settings["project_dir"] = self.project_dir
         key = (self.config_file, models, tuple(sorted(settings.items())))
         if self._session is None or key != self._session_key:
+            from nl2sql.notebook import warmup
+
+            warmup.ready()  # a first run waits for the warm-up, shown as "Loading nl2sql"
             from nl2sql.wiring import connect
 
             self._session = connect(config=self.config_file or None, models=models, settings=settings)
@@ -299,3 +302,6 @@ def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(magic)
     ipython.input_transformers_cleanup.append(keep_question_marks)
     completion.register(ipython, magic)
+    from nl2sql.notebook import warmup
+
+    warmup.start()  # loads the pipeline while the first question is typed (NL2SQL_WARMUP=0: off)

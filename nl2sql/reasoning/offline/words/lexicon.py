@@ -15,9 +15,7 @@ Every other word the schema does not explain stays unexplained and the planner r
 
 from __future__ import annotations
 
-from lemminflect import getInflection  # type: ignore[import-untyped]
-
-from nl2sql.reasoning.offline.words.text import canon
+from nl2sql.reasoning.offline.words.text import canon, inflections
 
 # adjective stem -> measure nouns it stands for ("@date": the table's date column)
 _MEASURE_ADJECTIVES: dict[str, tuple[str, ...]] = {
@@ -48,7 +46,7 @@ def _forms(tag: str) -> dict[str, str]:
     return {
         form: adj
         for adj in _MEASURE_ADJECTIVES
-        for form in getInflection(adj, tag) or ()
+        for form in inflections(adj, tag)
         if form != adj and not form.startswith(("more ", "most "))
     }
 

@@ -3,15 +3,15 @@
 Everything here is a pure function of its input. Question words and schema identifiers go through
 the same `stem` and `canon`, so matching only needs the two sides to be normalized alike — the
 stemmer is consistent rather than linguistically exact ("placed" and "place" both read "plac").
+lemminflect (and its dictionaries) and the synonym table load on first use, not at import.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-
-from lemminflect import getAllLemmas, getInflection  # type: ignore[import-untyped]
+from functools import cache, lru_cache
+from typing import Any
 
 from nl2sql.inflection import inflect_engine
 
@@ -54,6 +54,22 @@ FRAME = frozenset(
 )
 
 
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """lemminflect's lemmas of `word` by part of speech (its dictionary loads on the first call)."""
+    from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+
+    found: dict[str, tuple[str, ...]] = getAllLemmas(word)
+    return found
+
+
+def inflections(lemma: str, tag: str) -> tuple[str, ...]:
+    """lemminflect's forms of `lemma` for a Penn tag ("JJS", "VBN"); () when it knows none."""
+    from lemminflect import getInflection
+
+    forms: Any = getInflection(lemma, tag)
+    return tuple(forms or ())
+
+
 def _suffix_stem(w: str) -> str:
     """The suffix rules of `stem` alone (no dictionary)."""
     if len(w) <= 3:
@@ -83,13 +99,13 @@ def _irregular_noun(w: str) -> str | None:
     """The singular of an irregular plural ("children", "people", "criteria"), from lemminflect's
     dictionary, else inflect's rules when lemminflect knows the result as a noun; None when the
     suffix rules already reach it."""
-    lemmas = getAllLemmas(w).get("NOUN", ())
+    lemmas = _lemmas(w).get("NOUN", ())
     if w in lemmas and len(lemmas) > 1:
         return None  # a noun in its own right too ("data", "media"): kept as written
     known = [x for x in lemmas if x != w]
     if not known and lemmas:  # a noun that is its own lemma ("people"): inflect's irregulars
         single = inflect_engine().singular_noun(w)
-        known = [single] if single and getAllLemmas(single).get("NOUN") else []
+        known = [single] if single and _lemmas(single).get("NOUN") else []
     if known and _suffix_stem(known[0]) != _suffix_stem(w):
         return str(known[0])
     return None
@@ -99,7 +115,7 @@ def _irregular_noun(w: str) -> str | None:
 def irregular_verb(w: str) -> str | None:
     """The base of an irregular verb form ("sold" -> "sell", "born" -> "bear"), from lemminflect's
     dictionary; None for a base form, a regular form or a word that is no verb."""
-    lemmas = getAllLemmas(w).get("VERB", ())
+    lemmas = _lemmas(w).get("VERB", ())
     if not lemmas or w in lemmas or w.endswith("ed"):
         return None
     return str(lemmas[0]) if _suffix_stem(lemmas[0]) != _suffix_stem(w) else None
@@ -196,16 +212,16 @@ def stem(word: str) -> str:
     return _suffix_stem(base if base else w)
 
 
-_CANON: dict[str, str] = {}
-for _group in SYNONYM_GROUPS:
-    for _w in _group:
-        _CANON[stem(_w)] = stem(_group[0])
+@cache
+def _synonyms() -> dict[str, str]:
+    """Stem -> the stem of its synonym group's first word (built on the first `canon`)."""
+    return {stem(word): stem(group[0]) for group in SYNONYM_GROUPS for word in group}
 
 
 def canon(word: str) -> str:
     """The stem of `word`, mapped to its synonym group's representative."""
     s = stem(word)
-    return _CANON.get(s, s)
+    return _synonyms().get(s, s)
 
 
 def split_identifier(name: str) -> list[str]:
@@ -289,5 +305,5 @@ def is_past_participle(word: str) -> bool:
     """A past participle distinct from its verb's base ("sold", "placed", not "cost"), by
     lemminflect's dictionary of verb forms."""
     w = word.lower()
-    verbs = getAllLemmas(w).get("VERB", ())
-    return w not in verbs and any(w in (getInflection(v, "VBN") or ()) for v in verbs)
+    verbs = _lemmas(w).get("VERB", ())
+    return w not in verbs and any(w in inflections(v, "VBN") for v in verbs)

@@ -5,7 +5,13 @@ from datetime import date
 import pytest
 
 from nl2sql.reasoning.offline.words.dates import find_dates, relative_date_words
-from nl2sql.reasoning.offline.words.text import canon, split_identifier, stem, tokenize
+from nl2sql.reasoning.offline.words.text import (
+    canon,
+    is_past_participle,
+    split_identifier,
+    stem,
+    tokenize,
+)
 
 
 @pytest.mark.parametrize(
@@ -93,3 +99,25 @@ def test_relative_dates_are_reported():
 def test_most_recent_and_taken_words_are_not_reported_as_relative():
     assert relative_date_words(tokenize("the most recent loan")) == []
     assert relative_date_words(tokenize("loans made last month"), frozenset({2, 3})) == []
+
+
+def test_word_tables_load_on_first_use_with_the_same_results(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from nl2sql.reasoning.offline.words import text\n"
+        "assert 'lemminflect' not in sys.modules and 'inflect' not in sys.modules\n"
+        "pairs = [(w, g[0]) for g in text.SYNONYM_GROUPS for w in g]\n"
+        "assert all(text.canon(w) == text.stem(first) for w, first in pairs)\n"
+        "assert 'lemminflect' in sys.modules\n"
+        "print(text.canon('Shoppers'), text.canon('children'), text.stem('sold'), "
+        "text.is_past_participle('placed'), text.is_past_participle('cost'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, check=True)
+    # the same words read alike in this process, where the tables were built long ago
+    expected = [canon("Shoppers"), canon("children"), stem("sold"),
+                str(is_past_participle("placed")), str(is_past_participle("cost"))]
+    assert done.stdout.split() == expected == ["customer", "child", "sel", "True", "False"]
