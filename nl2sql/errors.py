@@ -130,6 +130,36 @@ class PipelineError(BaseModel):
         return f"{self.error_code.value}: {self.message}"
 
 
+class RefusalCode(StrEnum):
+    """Why a planner refused, for what can be taught to fix it (see nl2sql/semantic/suggest.py)."""
+
+    UNKNOWN_TERM = "UNKNOWN_TERM"  # words that name no table, column or stored value
+    NO_JOIN_PATH = "NO_JOIN_PATH"  # tables the question needs that no join path connects
+
+
+class Refusal(BaseModel):
+    """A planner's refusal as data: its code and what it is about. It rides on the
+    PLANNING_FAILURE error's `details["refusal"]`; a chat model may give one with `plan: null`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: RefusalCode
+    words: list[str] = Field(default_factory=list)  # UNKNOWN_TERM: the words, as asked
+    tables: list[str] = Field(default_factory=list)  # NO_JOIN_PATH: the tables joined so far
+    unreached: list[str] = Field(default_factory=list)  # NO_JOIN_PATH: those no path reaches
+
+    @classmethod
+    def of(cls, error: PipelineError) -> Refusal | None:
+        """The refusal `error` carries (None when it carries none, or one that does not read)."""
+        raw = error.details.get("refusal")
+        if not isinstance(raw, dict):
+            return None
+        try:
+            return cls.model_validate(raw)
+        except ValueError:
+            return None
+
+
 class RunWarning(BaseModel):
     """Something the analyst should know that did not stop the run (e.g. a recovered error)."""
 
