@@ -1,7 +1,8 @@
 """The run widget in a real browser: JupyterLab on 127.0.0.1, Debian's headless Chromium driven by
 Playwright. Opens notebook 02, runs it, clicks the rendered Approve button and checks that the
 answer's table appears; in a notebook of its own, "Insert as cell" and "Download CSV" give the
-answer's rows. Screenshots are saved under test-output/browser/.
+answer's rows; a question refused for a missing join is taught through its "Teach 1" button and
+answered. Screenshots are saved under test-output/browser/.
 
 Parallel-safe: its own port, root folder, settings, workspaces and runtime folders. Every wait is
 for a state (server answering, kernel idle, button rendered, table shown), bounded generously so

@@ -81,6 +81,25 @@ def test_a_disputed_word_suggests_one_term_per_reading(billing: Path, tmp_path: 
         assert _rows(other) != _rows(answered)
 
 
+def test_the_cli_lists_the_readings_terms_and_teaches_one(
+        billing: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from nl2sql.cli.main import main
+
+    project = tmp_path / "cli"
+    project.mkdir()
+    config = project / "nl2sql.toml"
+    config.write_text(f'[sources.billing]\nurl = "sqlite:///{billing}"\n\n[semantic]\nfile = "layer.yaml"\n')
+    (project / "layer.yaml").write_text("sources: {}\n")
+    assert main(["ask", AMBIGUOUS, "--config", str(config)]) != 0
+    out = capsys.readouterr().out
+    assert "Did you mean" in out and "2. 'amount' here means `" in out
+    assert main(["teach", AMBIGUOUS, "2", "--config", str(config)]) == 0
+    assert "success" in capsys.readouterr().out
+    written = (project / "layer.yaml").read_text()
+    assert "term: amount" in written and written.count("means:") == 1
+    assert main(["ask", AMBIGUOUS, "--config", str(config)]) == 0  # a new session reads it
+
+
 def test_a_term_decides_for_its_own_words_only(billing: Path, tmp_path: Path) -> None:
     """'amount' taught as the invoices' column: the bare word reads it, while "payment amount"
     still names the payments' column and "payments" their table."""
