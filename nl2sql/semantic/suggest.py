@@ -70,6 +70,10 @@ def suggestions(result: QueryResult) -> list[Suggestion]:
                 out += term_suggestions(word, snapshot)
         elif refusal is not None and refusal.code == RefusalCode.NO_JOIN_PATH:
             out += join_suggestions(context.datasources[ds], snapshot, refusal.tables, refusal.unreached)
+        elif refusal is not None and refusal.code == RefusalCode.AMBIGUOUS_TERM and refusal.words:
+            word = refusal.words[0].lower()
+            evidence = f"'{word}' could mean {', '.join(refusal.means)}"
+            out += [s for ref in refusal.means if (s := meaning_term(word, ref, snapshot, evidence))]
     unique: dict[str, Suggestion] = {}
     for s in out:
         unique.setdefault(s.text, s)
@@ -85,22 +89,22 @@ def reading_suggestions(readings: list[dict[str, Any]], snapshot: SchemaSnapshot
         meaning = reading.get("meaning") if isinstance(reading, dict) else None
         if not isinstance(meaning, dict):
             continue
-        for word, ref in meaning.items():
-            if not _visible(snapshot, str(ref)):
-                continue
-            evidence = f"reading {number}: {reading.get('description', '')}"
-            out.append(Suggestion(f"'{word}' here means `{ref}`", snapshot.datasource_id, "terms",
-                                  {"term": str(word), "means": str(ref)}, evidence))
+        evidence = f"reading {number}: {reading.get('description', '')}"
+        out += [s for word, ref in meaning.items()
+                if (s := meaning_term(str(word), str(ref), snapshot, evidence))]
     return out
 
 
-def _visible(snapshot: SchemaSnapshot, ref: str) -> bool:
-    """Whether `ref` (a table key, or `table.column`) is in `snapshot` (as access filtered it)."""
-    if snapshot.table(ref) is not None:
-        return True
+def meaning_term(word: str, ref: str, snapshot: SchemaSnapshot, evidence: str) -> Suggestion | None:
+    """The `terms` entry saying `word` means `ref` (a table key, or `table.column`); None when
+    `snapshot` (as access filtered it) has no such table or column."""
     table_key, _, column = ref.rpartition(".")
-    table = snapshot.table(table_key) if table_key else None
-    return table is not None and table.column(column) is not None
+    if snapshot.table(ref) is None:
+        table = snapshot.table(table_key) if table_key else None
+        if table is None or table.column(column) is None:
+            return None
+    return Suggestion(f"'{word}' here means `{ref}`", snapshot.datasource_id, "terms",
+                      {"term": word, "means": ref}, evidence)
 
 
 def term_suggestions(word: str, snapshot: SchemaSnapshot) -> list[Suggestion]:

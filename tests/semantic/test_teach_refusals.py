@@ -50,7 +50,8 @@ def billing(tmp_path: Path) -> Path:
 
 
 def _session(db: Path, project: Path, **kw: Any) -> nl2sql.Session:
-    return nl2sql.connect(sources={"billing": str(db)}, settings={"project_dir": project}, **kw)
+    settings = {"project_dir": project, **kw.pop("settings", {})}
+    return nl2sql.connect(sources={"billing": str(db)}, settings=settings, **kw)
 
 
 def test_a_disputed_word_suggests_one_term_per_reading(billing: Path, tmp_path: Path) -> None:
@@ -79,6 +80,24 @@ def test_a_disputed_word_suggests_one_term_per_reading(billing: Path, tmp_path: 
         assert other.status == "success", other.first_error
         assert _rows(other) == _direct(billing, BY_CITY[meant[1]])
         assert _rows(other) != _rows(answered)
+
+
+def test_without_clarification_an_ambiguous_word_is_a_refusal_with_its_meanings(
+        billing: Path, tmp_path: Path) -> None:
+    """With `min_confidence` 0 nothing is asked back: the planner refuses the disputed word, its
+    possible meanings given as data, and each is a term to teach."""
+    with _session(billing, tmp_path / "p", settings={"min_confidence": 0}) as session:
+        refused = session.ask(AMBIGUOUS)
+        assert refused.status == "error"
+        refusal = Refusal.of(refused.first_error)  # type: ignore[arg-type]
+        assert refusal is not None and refusal.code == RefusalCode.AMBIGUOUS_TERM
+        assert refusal.words == ["amount"] and sorted(refusal.means) == sorted(BY_CITY)
+        found = refused.suggestions
+        assert [s.entry for s in found] == [{"term": "amount", "means": ref} for ref in refusal.means]
+        assert found[0].evidence == f"'amount' could mean {', '.join(refusal.means)}"
+        answered = refused.teach(2)
+        assert answered.status == "success", answered.first_error
+        assert _rows(answered) == _direct(billing, BY_CITY[refusal.means[1]])
 
 
 def test_the_cli_lists_the_readings_terms_and_teaches_one(
