@@ -44,7 +44,7 @@ def candidates(result: QueryResult) -> list[Candidate]:
     for err in result.errors:
         if err.error_code != ErrorCode.CLARIFICATION_NEEDED:
             continue
-        ds = _datasource(result, err.sub_query_id)
+        ds = datasource_of(result, err.sub_query_id)
         adapter = result.session.context.datasources.get(ds) if ds else None
         for item in err.details.get("candidates") or []:
             plan = PlanModel.model_validate(item["plan"])
@@ -72,7 +72,8 @@ def pick(result: QueryResult, number: int) -> Candidate:
     return found[number - 1]
 
 
-def _datasource(result: QueryResult, sub_query_id: str | None) -> str | None:
+def datasource_of(result: QueryResult, sub_query_id: str | None) -> str | None:
+    """The datasource of sub-query `sub_query_id` of `result` (any when None), else the run's."""
     for out in result.sub_queries:
         sq: Any = out.sub_query
         if sq is not None and (sub_query_id is None or sq.id == sub_query_id):

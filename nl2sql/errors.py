@@ -130,6 +130,42 @@ class PipelineError(BaseModel):
         return f"{self.error_code.value}: {self.message}"
 
 
+class RefusalCode(StrEnum):
+    """Why a planner refused, for what can be taught to fix it (see nl2sql/semantic/suggest.py)."""
+
+    UNKNOWN_TERM = "UNKNOWN_TERM"  # words that name no table, column or stored value
+    NO_JOIN_PATH = "NO_JOIN_PATH"  # tables the question needs that no join path connects
+    AMBIGUOUS_TERM = "AMBIGUOUS_TERM"  # a word that could name several columns
+
+
+class Refusal(BaseModel):
+    """Why no plan was made, as data: words the schema does not name (UNKNOWN_TERM), tables
+    no join path connects (NO_JOIN_PATH) or a word that could name several columns
+    (AMBIGUOUS_TERM)."""
+
+    # A planner gives it with `plan: null` (the offline engine, or a chat model: this docstring
+    # is its schema's description); it rides on the PLANNING_FAILURE error's details["refusal"].
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: RefusalCode
+    words: list[str] = Field(default_factory=list)  # UNKNOWN_TERM, AMBIGUOUS_TERM: the words, as asked
+    tables: list[str] = Field(default_factory=list)  # NO_JOIN_PATH: the tables joined so far
+    unreached: list[str] = Field(default_factory=list)  # NO_JOIN_PATH: those no path reaches
+    means: list[str] = Field(default_factory=list)  # AMBIGUOUS_TERM: the `table.column`s it could name
+
+    @classmethod
+    def of(cls, error: PipelineError) -> Refusal | None:
+        """The refusal `error` carries (None when it carries none, or one that does not read)."""
+        raw = error.details.get("refusal")
+        if not isinstance(raw, dict):
+            return None
+        try:
+            return cls.model_validate(raw)
+        except ValueError:
+            return None
+
+
 class RunWarning(BaseModel):
     """Something the analyst should know that did not stop the run (e.g. a recovered error)."""
 

@@ -76,6 +76,8 @@ class QueryResult:
         self._layer_used: dict[str, list[LayerEntry]] | None = None
         #: for a follow-up, the run it follows and what it changed (see nl2sql/conversation.py)
         self.follow_up: FollowUp | None = None
+        #: for a run asked again by `teach`, the diff it wrote to the layer file first
+        self.taught: str | None = None
 
     def _status(self) -> Status:
         if any(e.error_code == ErrorCode.QUESTION_NOT_ANSWERABLE for e in self.errors):
@@ -189,11 +191,13 @@ class QueryResult:
     @property
     def suggestions(self) -> list[Suggestion]:
         """Layer entries that would answer a question refused for an unknown word or a missing
-        join (else empty); computed once, the joins checked in the data."""
+        join, or asked back for a disputed word (else empty); computed once, the joins checked
+        in the data."""
         if self._suggestions is None:
             from nl2sql.semantic.suggest import suggestions
 
-            self._suggestions = suggestions(self) if self.status == "error" else []
+            asked = self.status in ("error", "needs_clarification")
+            self._suggestions = suggestions(self) if asked else []
         return self._suggestions
 
     @property
@@ -207,16 +211,21 @@ class QueryResult:
         return self._layer_used
 
     def teach(self, number: int, *, dry_run: bool = False) -> QueryResult:
-        """Write suggestion `number` (1 first) into the layer file and ask the question again
-        (with dry_run, nothing is written and this result is returned)."""
+        """Write suggestion `number` (1 first) into the layer file and ask the question again; the
+        new result's `taught` is the diff written (with dry_run, nothing is written and this
+        result is returned)."""
         found = self.suggestions
         if not found:
             raise ValueError(f"this run has no suggestions to teach (status {self.status})")
         if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= len(found):
             raise ValueError(f"choose a suggestion between 1 and {len(found)}, not {number!r}")
-        self.session.teach(found[number - 1], dry_run=dry_run)
-        return self if dry_run else self.session.ask(self.question, self.datasource, self.executed,
-                                                     user=self.user, follow_up=False)
+        diff = self.session.teach(found[number - 1], dry_run=dry_run)
+        if dry_run:
+            return self
+        again = self.session.ask(self.question, self.datasource, self.executed, user=self.user,
+                                 follow_up=False)
+        again.taught = diff
+        return again
 
     def pin(self) -> PinnedRun:
         """Keep this run's decomposition and plans: its question runs on them next time."""

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from nl2sql.decomposition import DecomposerResponse, SubQuery
+from nl2sql.errors import Refusal
 from nl2sql.labels import ColumnInfo
 from nl2sql.plan import PlanModel
 from nl2sql.schema.models import SchemaSnapshot
@@ -121,18 +122,23 @@ class AnswerabilityResponse(BaseModel):
 
 
 class PlanCandidate(BaseModel):
-    """One reading of a sub-query the user may choose: its plan, in one line, and how likely."""
+    """One reading of a sub-query the user may choose: its plan, in one line, and how likely;
+    `meaning` is what it takes the words the readings dispute to mean ({word: table or
+    table.column}), each a term the analyst may teach."""
 
     model_config = _FORBID
 
     description: str
     plan: PlanModel
     confidence: float = Field(ge=0.0, le=1.0)
+    meaning: dict[str, str] = Field(default_factory=dict)
 
 
 class ASTPlannerResponse(BaseModel):
     """One sub-query's plan (None: the planner refused), and where it came from.
 
+    `refusal` says, with `plan: null`, why in a form teaching can act on: words that name
+    nothing in the schema, or tables no join path connects (see nl2sql/semantic/suggest.py).
     `candidates` (the readings to offer when the confidence is under `clarify_below`, best
     first, the plan's own first) and `evidence` (what the confidence was computed from) are
     filled by the offline engine; they are not part of a model's structured output."""
@@ -143,6 +149,7 @@ class ASTPlannerResponse(BaseModel):
     plan_source: Literal["planned", "pinned", "verified"] = "planned"
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     reasoning: str = ""
+    refusal: Refusal | None = None
     candidates: SkipJsonSchema[list[PlanCandidate]] = Field(default_factory=list)
     evidence: SkipJsonSchema[dict[str, float]] = Field(default_factory=dict)
 

@@ -1,20 +1,25 @@
 """Suggestions from a refusal: the layer entries that would let a refused question be answered.
 
-A run refused because a word matches nothing ("'totals' matches no table, column or stored
-value") suggests `terms` entries mapping the word to the nearest columns, tables and stored
-values by name similarity (difflib over names, their words and sampled values). A run refused
-because no foreign-key path connects two tables suggests `relationships` entries: the candidates
-`describe` would propose between them and, when names say nothing, pairs of same-kind columns
-whose values the data shows included in a unique column of the other table — each checked in the
-data with describe's own inclusion query. `Session.teach` writes one into the layer file.
+A planner's refusal carries its reason as data (`errors.Refusal`, on the error's
+`details["refusal"]`), whichever planner made it. Words that match nothing (UNKNOWN_TERM) suggest
+`terms` entries mapping each word to the nearest columns, tables and stored values by name
+similarity (difflib over names, their words and sampled values). Tables no join path connects
+(NO_JOIN_PATH) suggest `relationships` entries: the candidates `describe` would propose between
+them and, when names say nothing, pairs of same-kind columns whose values the data shows included
+in a unique column of the other table — each checked in the data with describe's own inclusion
+query. A run that asks which reading was meant (needs_clarification) suggests, per reading, the
+`terms` entry giving the disputed word that reading's meaning ("'amount' here means
+`payments.amount`"): a term decides for its word, so the question then has one reading.
+`Session.teach` writes one into the layer file.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from nl2sql.errors import ErrorCode, Refusal, RefusalCode
 
 if TYPE_CHECKING:
     from nl2sql.datasources.base import DatasourceAdapter
@@ -22,8 +27,6 @@ if TYPE_CHECKING:
     from nl2sql.schema.models import SchemaSnapshot, Table
     from nl2sql.schema.relationships import InferredRelationship
 
-_UNKNOWN = re.compile(r"((?:'[^']+'(?:, )?)+) matches no table, column or stored value")
-_NO_PATH = re.compile(r"no foreign-key path connects (.+?) with (.+)$")
 _PER_WORD = 3  # suggestions per unknown word
 _CUTOFF = 0.6  # difflib ratio a name must reach to be suggested
 _MAX_CHECKS = 24  # value-inclusion queries per refused join
@@ -45,27 +48,63 @@ class Suggestion:
 
 
 def suggestions(result: QueryResult) -> list[Suggestion]:
-    """The suggestions for `result`'s refusals (empty when it was not refused for a word or a join)."""
+    """The suggestions for `result`'s refusals and disputed words (empty when it was refused for
+    nothing teaching can fix)."""
+    from nl2sql.clarify import datasource_of
+
     out: list[Suggestion] = []
     context = result.session.context
     for err in result.errors:
-        ds = _datasource(result, err.sub_query_id)
-        if ds is None or ds not in context.datasources:
+        refusal = Refusal.of(err)
+        readings = err.details.get("candidates") if err.error_code == ErrorCode.CLARIFICATION_NEEDED else None
+        ds = datasource_of(result, err.sub_query_id)
+        if (refusal is None and not readings) or ds is None or ds not in context.datasources:
             continue
         # what the user may see only: a suggestion never names a column access rules deny
         access = result.session.governance.access_for(result.user or result.session.user)
         snapshot = access.filter(context.schemas.get(ds))
-        unknown, no_path = _UNKNOWN.search(err.message), _NO_PATH.search(err.message)
-        if unknown:
-            for word in re.findall(r"'([^']+)'", unknown.group(1)):
+        if readings:
+            out += reading_suggestions(readings, snapshot)
+        elif refusal is not None and refusal.code == RefusalCode.UNKNOWN_TERM:
+            for word in refusal.words:
                 out += term_suggestions(word, snapshot)
-        elif no_path:
-            left, right = (part.split(", ") for part in no_path.groups())
-            out += join_suggestions(context.datasources[ds], snapshot, left, right)
+        elif refusal is not None and refusal.code == RefusalCode.NO_JOIN_PATH:
+            out += join_suggestions(context.datasources[ds], snapshot, refusal.tables, refusal.unreached)
+        elif refusal is not None and refusal.code == RefusalCode.AMBIGUOUS_TERM and refusal.words:
+            word = refusal.words[0].lower()
+            evidence = f"'{word}' could mean {', '.join(refusal.means)}"
+            out += [s for ref in refusal.means if (s := meaning_term(word, ref, snapshot, evidence))]
     unique: dict[str, Suggestion] = {}
     for s in out:
         unique.setdefault(s.text, s)
     return list(unique.values())
+
+
+def reading_suggestions(readings: list[dict[str, Any]], snapshot: SchemaSnapshot) -> list[Suggestion]:
+    """Per candidate reading (as the CLARIFICATION_NEEDED error lists them), the `terms` entries
+    giving each disputed word the meaning that reading takes — for tables and columns the user
+    may see."""
+    out = []
+    for number, reading in enumerate(readings, 1):
+        meaning = reading.get("meaning") if isinstance(reading, dict) else None
+        if not isinstance(meaning, dict):
+            continue
+        evidence = f"reading {number}: {reading.get('description', '')}"
+        out += [s for word, ref in meaning.items()
+                if (s := meaning_term(str(word), str(ref), snapshot, evidence))]
+    return out
+
+
+def meaning_term(word: str, ref: str, snapshot: SchemaSnapshot, evidence: str) -> Suggestion | None:
+    """The `terms` entry saying `word` means `ref` (a table key, or `table.column`); None when
+    `snapshot` (as access filtered it) has no such table or column."""
+    table_key, _, column = ref.rpartition(".")
+    if snapshot.table(ref) is None:
+        table = snapshot.table(table_key) if table_key else None
+        if table is None or table.column(column) is None:
+            return None
+    return Suggestion(f"'{word}' here means `{ref}`", snapshot.datasource_id, "terms",
+                      {"term": word, "means": ref}, evidence)
 
 
 def term_suggestions(word: str, snapshot: SchemaSnapshot) -> list[Suggestion]:
@@ -157,11 +196,3 @@ def _unique(table: Table, column: str) -> bool:
     col = table.column(column)
     rows = table.row_count or 0
     return bool(col is not None and rows and col.distinct_count and col.distinct_count >= rows)
-
-
-def _datasource(result: QueryResult, sub_query_id: str | None) -> str | None:
-    for out in result.sub_queries:
-        sq: Any = out.sub_query
-        if sq is not None and (sub_query_id is None or sq.id == sub_query_id):
-            return str(sq.datasource_id)
-    return result.datasource

@@ -1,7 +1,8 @@
 """The run widget in a real browser: JupyterLab on 127.0.0.1, Debian's headless Chromium driven by
 Playwright. Opens notebook 02, runs it, clicks the rendered Approve button and checks that the
 answer's table appears; in a notebook of its own, "Insert as cell" and "Download CSV" give the
-answer's rows. Screenshots are saved under test-output/browser/.
+answer's rows; a question refused for a missing join is taught through its "Teach 1" button and
+answered. Screenshots are saved under test-output/browser/.
 
 Parallel-safe: its own port, root folder, settings, workspaces and runtime folders. Every wait is
 for a state (server answering, kernel idle, button rendered, table shown), bounded generously so
@@ -292,3 +293,70 @@ def test_follow_ups_answer_in_the_thread(jupyterlab, tmp_path):
 def _number(n: int) -> re.Pattern[str]:
     """A count as a table cell shows it, with or without thousands separators."""
     return re.compile(rf"^\s*{n:,}\s*$".replace(",", ",?"))
+
+
+def _teach_notebook(path: Path, db: Path, project: Path, question: str) -> None:
+    """A session on a SQLite file without declared keys, and a question it refuses for a
+    missing join: the widget offers the join as "Teach 1"."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    cells = ["%load_ext nl2sql",
+             f"import nl2sql\nsession = nl2sql.connect(sources={{'books': {str(db)!r}}}, "
+             f"settings={{'project_dir': {str(project)!r}}})",
+             f"%%nl2sql -s session\n{question}"]
+    nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells],
+                                metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                         "language": "python"}}), path)
+
+
+def test_teach_button_writes_the_join_and_the_rerun_answers(jupyterlab, tmp_path):
+    """A question refused for a missing join: its "Teach 1" button shows the diff it would write;
+    a click writes the relationship into the project's layer file and the re-run shows the
+    answer's rows (those of the join run directly on the database)."""
+    import sqlite3
+
+    from tests.semantic.test_teach import JOIN_QUESTION, _ledger
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs playwright")
+    base, token = jupyterlab
+    db, project = _ledger(tmp_path / "ledger.sqlite"), tmp_path / "project"
+    with sqlite3.connect(db) as con:
+        # branches of different sizes, so each row's count says it is that branch's
+        con.executemany("INSERT INTO ledger_entries VALUES (?, ?, ?, ?)",
+                        [(100 + i, "AC-01" if i < 5 else "AC-03", 1.0, "2025-04-01") for i in range(7)])
+        expected = con.execute("SELECT a.Branch, COUNT(*) FROM ledger_entries e JOIN Accounts a "
+                               "ON e.payer = a.AcctCode GROUP BY a.Branch ORDER BY a.Branch").fetchall()
+    assert len(expected) > 1 and len({n for _, n in expected}) == len(expected)
+    name = "teach.ipynb"
+    _teach_notebook(tmp_path / "root" / name, db, project, JOIN_QUESTION)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    expect = sync_api.expect
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1200})
+            _open_and_run_all(page, base, token, name)
+            asked = page.locator(".jp-CodeCell").filter(has_text=JOIN_QUESTION)
+            teach = asked.get_by_role("button", name="Teach 1")
+            teach.wait_for(timeout=WAIT_S * 1000)
+            # the diff the click would write, shown before it
+            expect(asked).to_contain_text("+    - from: ledger_entries.payer", timeout=CLICK_WAIT_S * 1000)
+            expect(asked).to_contain_text("join `ledger_entries.payer` = `Accounts.AcctCode`")
+            assert not (project / "semantic.yaml").exists()
+            asked.screenshot(path=str(OUTPUT / "teach-offered.png"))
+            teach.click()
+            expect(asked.get_by_text("Wrote the suggestion into the semantic layer file and asked again.")
+                   ).to_be_visible(timeout=WAIT_S * 1000)
+            table = asked.locator("table.nl2sql-table")
+            expect(table).to_be_visible(timeout=CLICK_WAIT_S * 1000)
+            rows = table.locator("tbody tr")
+            expect(rows).to_have_count(len(expected), timeout=CLICK_WAIT_S * 1000)
+            for i, (branch, count) in enumerate(expected):
+                expect(rows.nth(i).locator("td")).to_have_text([branch, _number(count)])
+            expect(asked.get_by_role("button", name="Teach 1")).to_have_count(0)
+            asked.screenshot(path=str(OUTPUT / "teach-answered.png"))
+        finally:
+            browser.close()
+    written = (project / "semantic.yaml").read_text(encoding="utf-8")
+    assert "from: ledger_entries.payer" in written and "to: Accounts.AcctCode" in written

@@ -191,6 +191,8 @@ def test_the_widget_shows_one_button_per_suggestion_with_its_diff(ledger: Path, 
         buttons[0].click()
         assert view.status == "success", view.notice.value
         assert view.notice.value.startswith("<p>Wrote the suggestion")
+        assert "+    - from: ledger_entries.payer" in view.notice.value  # the diff it wrote
+        assert view.result.taught is not None and "+    - from: ledger_entries.payer" in view.result.taught
         assert _rows(view.result) == _direct(ledger, "SELECT a.Branch, COUNT(*) FROM ledger_entries e "
                                                      "JOIN Accounts a ON e.payer = a.AcctCode GROUP BY a.Branch")
         assert "from: ledger_entries.payer" in layer.read_text()

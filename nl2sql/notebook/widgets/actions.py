@@ -112,6 +112,7 @@ class ActionBar(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type
 
 
 def _button(description: str, icon: str, style: str) -> widgets.Button:
+    # never shrunk below its label by the text beside it (a long diff, a long reading)
     return widgets.Button(description=description, icon=icon, button_style=style,
-                          layout=widgets.Layout(width="auto"))
+                          layout=widgets.Layout(width="auto", flex="0 0 auto"))
 

@@ -181,7 +181,8 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
 
         if isinstance(outcome, QueryResult):
             self.show(outcome)
-            self.notice.value = f"<p>{escape(_DONE.get(name, name))}</p>"
+            written = f"<pre>{escape(outcome.taught)}</pre>" if name == "teach" and outcome.taught else ""
+            self.notice.value = f"<p>{escape(_DONE.get(name, name))}</p>{written}"
             return
         if self.actions is not None:
             self.actions.set_busy(False)

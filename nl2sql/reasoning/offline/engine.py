@@ -90,13 +90,14 @@ class OfflineEngine:
         candidates = []
         if request.clarify_below > 0 and (outcome.plan is None or outcome.confidence < request.clarify_below):
             candidates = [
-                PlanCandidate(description=r.description, plan=r.plan, confidence=r.confidence)
+                PlanCandidate(description=r.description, plan=r.plan, confidence=r.confidence,
+                              meaning=dict(r.meaning))
                 for r in readings(intent, outcome, self._indexes.get(snapshot), hints,
                                   request.reference_date)
             ]
         return ASTPlannerResponse(
             plan=outcome.plan, confidence=outcome.confidence, reasoning=reasoning,
-            evidence=outcome.evidence, candidates=candidates,
+            refusal=outcome.refusal, evidence=outcome.evidence, candidates=candidates,
         )
 
     @_bounded

@@ -119,6 +119,7 @@ def build_index(snapshot: SchemaSnapshot) -> SchemaIndex:
     for table in snapshot.tables:
         _index_table(idx, table)
     for forms in idx.phrases.values():
+        forms[:] = _decided(forms)
         # Strongest first; declaration order breaks ties so look-ups are deterministic.
         forms.sort(key=lambda e: (-e.score, idx.order[e.table], e.column or ""))
     idx.max_phrase = max((len(k) for k in idx.phrases), default=1)
@@ -132,10 +133,22 @@ def _add(idx: SchemaIndex, form: tuple[str, ...], element: Element) -> None:
     bucket = idx.phrases.setdefault(form, [])
     for i, old in enumerate(bucket):
         if old.ref == element.ref:
-            if element.score > old.score:
+            # an analyst's term replaces the name it repeats, so it decides (see _decided)
+            if element.score > old.score or (element.form == "term" and old.form != "term"):
                 bucket[i] = element
             return
     bucket.append(element)
+
+
+def _decided(forms: list[Element]) -> list[Element]:
+    """The elements a phrase names once the analyst's terms have spoken: a term naming a column
+    leaves no other column for its words ('amount' in two tables, taught as `payments.amount`),
+    a term naming a table no other table."""
+    terms = [e for e in forms if e.form == "term"]
+    if not terms:
+        return forms
+    kinds = {e.column is None for e in terms}
+    return [e for e in forms if e.form == "term" or (e.column is None) not in kinds]
 
 
 def _index_table(idx: SchemaIndex, table: Table) -> None:
@@ -279,7 +292,8 @@ def _glued_label(column: str, table: str) -> bool:
 
 def _index_semantic(idx: SchemaIndex, table: Table) -> None:
     """The analyst's layer (nl2sql/semantic): terms name tables, columns and stored values, and
-    metric names their metric, as strongly as the names themselves; vocabularies are values like samples; declared labels
+    metric names their metric, as strongly as the names themselves, and terms decide between
+    same-named rivals; vocabularies are values like samples; declared labels
     replace the guessed ones."""
     assert table.semantic is not None
     key, semantic = table.key, table.semantic

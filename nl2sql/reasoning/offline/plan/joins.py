@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from nl2sql.errors import Refusal, RefusalCode
 from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
 
 _MAX_HOPS = 5
@@ -26,7 +27,11 @@ _MAX_PATHS = 64
 
 
 class JoinError(ValueError):
-    """No foreign-key path connects the tables a question needs."""
+    """No foreign-key path connects the tables a question needs (`refusal` names them)."""
+
+    def __init__(self, message: str, refusal: Refusal | None = None):
+        super().__init__(message)
+        self.refusal = refusal
 
 
 @dataclass(frozen=True)
@@ -139,7 +144,8 @@ def _nearest_along(
     reachable = [t for t in pending if t in dist]
     if not reachable:
         raise JoinError(
-            f"no foreign-key path connects {', '.join(sources)} with {', '.join(pending)}"
+            f"no foreign-key path connects {', '.join(sources)} with {', '.join(pending)}",
+            Refusal(code=RefusalCode.NO_JOIN_PATH, tables=list(sources), unreached=list(pending)),
         )
     target = min(reachable, key=lambda t: (dist[t], pending.index(t)))
     return target, _paths(preds, set(sources), target)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from nl2sql.errors import Refusal, RefusalCode
 from nl2sql.plan import ColumnRef, PlanModel, is_aggregate, walk
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
@@ -46,6 +47,7 @@ class Outcome:
     evidence: dict[str, float] = field(default_factory=dict)  # what the confidence is fitted on
     scan: Scan | None = None
     tree: JoinTree | None = None
+    refusal: Refusal | None = None  # a refusal teaching could fix, as data
 
 
 def plan_question(
@@ -91,7 +93,7 @@ def read_linked(
         _check_grouping(plan)
         check_fit(s, linking, analyzer.res, q, builder.tree, analyzer.named)
     except (Unclear, JoinError) as exc:
-        return _refuse(f"could not plan: {exc}", linking, s)
+        return _refuse(f"could not plan: {exc}", linking, s, exc.refusal)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
     inferred = list(dict.fromkeys(builder.inferred))
     notes, penalty = _as_of(s, reference) + analyzer.notes + inferred + builder.notes, analyzer.penalty
@@ -131,7 +133,8 @@ def _precheck(text: str, s: Scan, linking: Linking) -> None:
     if linking.unexplained:
         # precision over coverage: a word nothing explains may change the meaning entirely
         words = ", ".join(f"'{t.text}'" for t in linking.unexplained)
-        raise Unclear(f"{words} matches no table, column or stored value")
+        raise Unclear(f"{words} matches no table, column or stored value", Refusal(
+            code=RefusalCode.UNKNOWN_TERM, words=[t.text for t in linking.unexplained]))
 
 
 def _check_grouping(plan: PlanModel) -> None:
@@ -153,8 +156,9 @@ def _check_grouping(plan: PlanModel) -> None:
                 )
 
 
-def _refuse(message: str, linking: Linking | None = None, s: Scan | None = None) -> Outcome:
-    return Outcome(None, 0.0, message, linking=linking, scan=s)
+def _refuse(message: str, linking: Linking | None = None, s: Scan | None = None,
+            refusal: Refusal | None = None) -> Outcome:
+    return Outcome(None, 0.0, message, linking=linking, scan=s, refusal=refusal)
 
 
 def _check_nested(s: Scan) -> None:

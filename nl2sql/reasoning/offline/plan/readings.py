@@ -6,19 +6,21 @@ again with each mention that has rivals pinned to one of its top candidates ("we
 the weight column of one table, then of another). Every reading that plans becomes a
 candidate with its own plan, confidence and a one-line description; identical plans are kept
 once. The user chooses one and it runs like any plan (validated, guarded, executed read-only).
+Each reading also says what it takes the words with rivals to mean (`meaning`), for the words the
+readings disagree on: teaching one of those as a term makes it the question's only reading.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from nl2sql.plan import PlanModel
 from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
-from nl2sql.reasoning.offline.confidence import calibrated, margin
+from nl2sql.reasoning.offline.confidence import calibrated, margin, used_refs
 from nl2sql.reasoning.offline.linking.linker import Linking
 from nl2sql.reasoning.offline.plan.planner import Outcome, read_linked
 from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Part, Query, Target
@@ -31,11 +33,13 @@ _FUNCS = {"sum": "total", "avg": "average", "max": "highest", "min": "lowest"}
 
 @dataclass(frozen=True)
 class Reading:
-    """One candidate reading: its plan, its confidence and what it does in one line."""
+    """One candidate reading: its plan, its confidence, what it does in one line and what it
+    takes the disputed words to mean ({word: table or table.column})."""
 
     plan: PlanModel
     confidence: float
     description: str
+    meaning: Mapping[str, str] = field(default_factory=dict)
 
 
 def readings(
@@ -52,7 +56,7 @@ def readings(
     found: dict[str, Reading] = {}
     if base.plan is not None and base.query is not None:
         found[base.plan.model_dump_json()] = Reading(
-            base.plan, base.confidence, describe(base.query)
+            base.plan, base.confidence, describe(base.query), _meaning(base.linking, base.query)
         )
     others: list[Reading] = []
     for linking in _variants(base.linking):
@@ -67,11 +71,34 @@ def readings(
         # never likelier than the engine's own reading, nor than a coin when it could not choose
         facts = dict(alt.evidence, margin=margin(base.linking, alt.query))
         cap = base.confidence if base.plan is not None else 0.5
-        found[key] = reading = Reading(alt.plan, min(cap, calibrated(facts)), describe(alt.query))
+        found[key] = reading = Reading(alt.plan, min(cap, calibrated(facts)), describe(alt.query),
+                                       _meaning(base.linking, alt.query))
         others.append(reading)
     own = list(found.values())[: 1 if base.plan is not None else 0]
     others.sort(key=lambda r: -r.confidence)
-    return (own + others)[:MAX_CANDIDATES]
+    return _disputed((own + others)[:MAX_CANDIDATES])
+
+
+def _meaning(linking: Linking, q: Query) -> dict[str, str]:
+    """What the reading `q` takes each word with rivals to mean: the first of its candidates
+    the reading uses."""
+    refs = used_refs(q)
+    out: dict[str, str] = {}
+    for mention in linking.mentions:
+        if len({e.ref for e in mention.candidates}) < 2:
+            continue
+        chosen = next((e.ref for e in mention.candidates if e.ref in refs), None)
+        if chosen is not None:
+            out[mention.text.lower()] = chosen
+    return out
+
+
+def _disputed(found: list[Reading]) -> list[Reading]:
+    """The readings with their meaning cut to the words they do not all read alike."""
+    words = {w for r in found for w in r.meaning}
+    disputed = {w for w in words if len({r.meaning.get(w) for r in found}) > 1}
+    return [replace(r, meaning={w: ref for w, ref in r.meaning.items() if w in disputed})
+            for r in found]
 
 
 def _variants(linking: Linking) -> list[Linking]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from nl2sql.errors import Refusal, RefusalCode
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.spec import Col, Unclear
@@ -63,8 +64,9 @@ class Resolver:
             return own
         best = self._best(cands, focus)
         if len(best) > 1:
-            options = ", ".join(e.ref for e in best[:4])
-            raise Unclear(f"'{mention.text}' could mean {options}; name the table")
+            refs = [e.ref for e in best[:4]]
+            raise Unclear(f"'{mention.text}' could mean {', '.join(refs)}; name the table", Refusal(
+                code=RefusalCode.AMBIGUOUS_TERM, words=[mention.text], means=refs))
         return Col(best[0].table, _name(best[0]))
 
     def _own_generic(self, mention: Mention, cands: list[Element]) -> Col | None:

@@ -7,11 +7,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nl2sql.errors import Refusal
 
 
 class Unclear(ValueError):
-    """The question cannot be planned without guessing; the message says what was not understood."""
+    """The question cannot be planned without guessing; the message says what was not understood
+    and `refusal`, when teaching could fix it, says so as data."""
+
+    def __init__(self, message: object, refusal: Refusal | None = None):
+        super().__init__(message)
+        self.refusal = refusal
 
 
 @dataclass(frozen=True)

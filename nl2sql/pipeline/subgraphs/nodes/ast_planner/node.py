@@ -62,7 +62,7 @@ class ASTPlannerNode:
             # A deliberate refusal: asking again with the same inputs gives the same answer.
             failure = error(NODE, ErrorCode.PLANNING_FAILURE,
                             response.reasoning or "the question could not be planned",
-                            sub_query_id=sq.id, attempt=attempt)
+                            sub_query_id=sq.id, attempt=attempt, **_refused(response))
             return {"ast_planner_response": response, "errors": [failure], "reasoning": [note]}
         return {"ast_planner_response": response, "reasoning": [note]}
 
@@ -76,7 +76,8 @@ class ASTPlannerNode:
             notes.append(f"'{part.intent}': {response.reasoning}")
             if response.plan is None:
                 message = f"part '{part.intent}' could not be planned: {response.reasoning or 'no plan'}"
-                failure = error(NODE, ErrorCode.PLANNING_FAILURE, message, sub_query_id=sq.id, attempt=attempt)
+                failure = error(NODE, ErrorCode.PLANNING_FAILURE, message, sub_query_id=sq.id, attempt=attempt,
+                                **_refused(response))
                 return {"ast_planner_response": ASTPlannerResponse(plan=None, confidence=0.0, reasoning=message),
                         "errors": [failure], "reasoning": [reasoning(NODE, message, attempt=attempt)]}
             plans.append(response.plan)
@@ -94,6 +95,11 @@ class ASTPlannerNode:
         response = ASTPlannerResponse(plan=plan, confidence=confidence, reasoning=text)
         note = reasoning(NODE, text, confidence=confidence, attempt=attempt, runs_in=where)
         return {"ast_planner_response": response, "reasoning": [note]}
+
+
+def _refused(response: ASTPlannerResponse) -> dict[str, Any]:
+    """The refusal's data for the error's details (what teaching reads), or nothing."""
+    return {"refusal": response.refusal.model_dump(mode="json")} if response.refusal else {}
 
 
 def _unsure(response: ASTPlannerResponse, min_confidence: float, **where: Any) -> PipelineError | None:
