@@ -123,7 +123,10 @@ def test_a_metric_is_shown_by_its_name(sessions: dict[str, nl2sql.Session]) -> N
     plan = next(o.plan for o in result.sub_queries if o.plan is not None)
     tree = tree_text(plan_tree(plan))
     assert 't1."grossSales" /* metric */ AS "grossSales"' in tree and "SUM(" not in tree
-    assert "SUM(" not in render_text(result).split("── SQL")[0].split("── Plan")[-1]
+    plan_section = render_text(result).split("── SQL")[0].split("── Plan")[-1].splitlines()
+    shown = [line for line in plan_section if "Semantic layer used" not in line]
+    assert plan_section != shown, "the Plan section names the layer entries used"
+    assert not any("SUM(" in line for line in shown)  # the plan itself shows the metric's name
 
 
 @pytest.mark.parametrize(("question", "refusal"), [
