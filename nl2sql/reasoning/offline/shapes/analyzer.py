@@ -135,7 +135,12 @@ class Analyzer(Listing):
             self.having_subquery(q, measure, having)
         elif having:
             q.having = [self.having_cond(cue, table) for cue, table in having]
-        q.order = self.finish_order(q, order) or [(k, "asc") for k in outputs]
+        if order is not None and not keys and not having:
+            # one total row has nothing to order: the rows the question lists were not found
+            raise Unclear("could not tell which rows to order: the question orders a single total")
+        # unasked, a per-group summary lists the largest groups first, as a frequency table does
+        default = [(measure, "desc")] if keys else [(k, "asc") for k in outputs]
+        q.order = self.finish_order(q, order) or default
         return q
 
     def _argmax(self, q: Query, measure: Agg, outputs: list[Target]) -> bool:
