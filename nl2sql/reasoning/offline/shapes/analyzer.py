@@ -139,7 +139,9 @@ class Analyzer(Listing):
             # one total row has nothing to order: the rows the question lists were not found
             raise Unclear("could not tell which rows to order: the question orders a single total")
         # unasked, a per-group summary lists the largest groups first, as a frequency table does
-        default = [(measure, "desc")] if keys else [(k, "asc") for k in outputs]
+        default: list[tuple[Target, str]] = (
+            [(measure, "desc")] if keys else [(k, "asc") for k in outputs]
+        )
         q.order = self.finish_order(q, order) or default
         return q
 
