@@ -1,6 +1,6 @@
 """Question-reading rules (issue 12: never a confident wrong answer): "X or Y" of one column is
 one IN condition, a table named as the sort key sorts by its label, a value followed by a noun
-belongs to the table the noun names, a per-group summary lists the largest groups first, and
+belongs to the table the noun names, a per-group summary lists the largest groups first (over time: in time order), and
 ordering a single total is refused. Schemas are built here, in snake_case and camelCase, none with
 declared keys."""
 
@@ -27,9 +27,10 @@ _SNAKE = """
 _CAMEL = """
     CREATE TABLE shop (shopId INTEGER, shopName TEXT);
     INSERT INTO shop VALUES (1, 'Maple'), (2, 'Birch'), (3, 'Cedar');
-    CREATE TABLE purchase (purchaseId INTEGER, shopId INTEGER, payMethod TEXT, tier TEXT);
-    INSERT INTO purchase VALUES (20, 1, 'Pay-Later', 'B'), (21, 2, 'card', 'A'),
-        (22, 2, 'card', 'D'), (23, 2, 'Pay-Later', 'D'), (24, 3, 'Pay-Later', 'B');
+    CREATE TABLE purchase (purchaseId INTEGER, shopId INTEGER, payMethod TEXT, tier TEXT,
+        purchaseYear INTEGER);
+    INSERT INTO purchase VALUES (20, 1, 'Pay-Later', 'B', 2021), (21, 2, 'card', 'A', 2022),
+        (22, 2, 'card', 'D', 2023), (23, 2, 'Pay-Later', 'D', 2023), (24, 3, 'Pay-Later', 'B', 2023);
 """
 
 
@@ -77,6 +78,11 @@ def test_a_table_named_as_the_sort_key_sorts_by_its_label(session):
 def test_a_per_group_count_lists_the_largest_group_first(session):
     result = session.ask("How many enrolments does each crew have?", datasource="snake")
     assert _rows(result) == [("Harbour", 4), ("Anchor", 2)]
+
+
+def test_a_per_year_count_is_in_time_order(session):
+    result = session.ask("How many purchases were made in each year?", datasource="camel")
+    assert _rows(result) == [(2021, 1), (2022, 1), (2023, 3)]
 
 
 def test_a_value_followed_by_a_noun_belongs_to_the_table_the_noun_names(session):
