@@ -28,9 +28,10 @@ _CAMEL = """
     CREATE TABLE shop (shopId INTEGER, shopName TEXT);
     INSERT INTO shop VALUES (1, 'Maple'), (2, 'Birch'), (3, 'Cedar');
     CREATE TABLE purchase (purchaseId INTEGER, shopId INTEGER, payMethod TEXT, tier TEXT,
-        purchaseYear INTEGER);
-    INSERT INTO purchase VALUES (20, 1, 'Pay-Later', 'B', 2021), (21, 2, 'card', 'A', 2022),
-        (22, 2, 'card', 'D', 2023), (23, 2, 'Pay-Later', 'D', 2023), (24, 3, 'Pay-Later', 'B', 2023);
+        purchaseYear INTEGER, unitNum INTEGER);
+    INSERT INTO purchase VALUES (20, 1, 'Pay-Later', 'B', 2021, 9), (21, 2, 'card', 'A', 2022, 1),
+        (22, 2, 'card', 'D', 2023, 2), (23, 2, 'Pay-Later', 'D', 2023, 3),
+        (24, 3, 'Pay-Later', 'B', 2023, 4);
 """
 
 
@@ -83,6 +84,14 @@ def test_a_per_group_count_lists_the_largest_group_first(session):
 def test_a_per_year_count_is_in_time_order(session):
     result = session.ask("How many purchases were made in each year?", datasource="camel")
     assert _rows(result) == [(2021, 1), (2022, 1), (2023, 3)]
+
+
+def test_a_total_of_a_column_named_number_of_sums_it_per_group(session):
+    # "number of units" names unitNum: "the total number of units" is its sum, not a row count
+    result = session.ask(
+        "What is the total number of units bought in each shop?", datasource="camel"
+    )
+    assert _rows(result) == [("Maple", 9), ("Birch", 6), ("Cedar", 4)]
 
 
 def test_a_value_followed_by_a_noun_belongs_to_the_table_the_noun_names(session):
