@@ -75,5 +75,13 @@ def expand_abbreviations(words: tuple[str, ...], full: tuple[str, ...]) -> tuple
 
 
 def normalize_value(text: str) -> str:
-    """Case- and space-insensitive form of a value, for matching question words to data."""
-    return " ".join(str(text).lower().split())
+    """Case-, space- and inner-hyphen-insensitive form of a value, for matching question words
+    to data: a question's "part-time" is tokenized as two words, the stored value is one.
+
+    >>> normalize_value("  Part-Time ")
+    'part time'
+    """
+    return " ".join(_INNER_HYPHEN.sub(" ", str(text).lower()).split())
+
+
+_INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")

@@ -107,7 +107,7 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
                 t.index in used or t.kind not in ("word", "number") for t in span
             ):
                 continue
-            if size == 1 and (
+            if size == 1 and not _bare_letter(tokens, span[0]) and (
                 span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
             ):
                 continue
@@ -126,6 +126,15 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
         out.values.append(hit)
         used.update(range(hit.start, hit.end))
         i = hit.end
+
+
+def _bare_letter(tokens: list[Token], tok: Token) -> bool:
+    """A capital letter mid-sentence that no noun follows ("shift B or D"): a value, not
+    the article "A" (an article always comes before the noun it introduces)."""
+    if tok.index == 0 or len(tok.text) != 1 or not tok.text.isupper():
+        return False
+    nxt = tokens[tok.index + 1] if tok.index + 1 < len(tokens) else None
+    return nxt is None or nxt.kind == "punct" or nxt.low in ("or", "and", "nor")
 
 
 # Words that never name a table or column, whatever the schema ("not" must not read `note`).

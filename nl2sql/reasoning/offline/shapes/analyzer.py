@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.listing import Listing
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Target, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 
 _DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
@@ -135,8 +135,27 @@ class Analyzer(Listing):
             self.having_subquery(q, measure, having)
         elif having:
             q.having = [self.having_cond(cue, table) for cue, table in having]
-        q.order = self.finish_order(q, order) or [(k, "asc") for k in outputs]
+        if order is not None and not keys and not having:
+            # one total row has nothing to order: the rows the question lists were not found
+            raise Unclear("could not tell which rows to order: the question orders a single total")
+        # unasked, a per-group summary lists the largest groups first, as a frequency table
+        # does; a summary over time is read in time order
+        by_time = any(self._time_key(k) for k in keys)
+        default: list[tuple[Target, str]] = (
+            [(measure, "desc")] if keys and not by_time else [(k, "asc") for k in outputs]
+        )
+        q.order = self.finish_order(q, order) or default
         return q
+
+    def _time_key(self, key: Target) -> bool:
+        """A date, a part of a date, or a number column named a year."""
+        if isinstance(key, Part):
+            return True
+        if not isinstance(key, Col):
+            return False
+        kind = self.idx.kind(key.table, key.column)
+        words = self.idx.col_words.get((key.table, key.column), ())
+        return kind == "date" or (kind == "number" and "year" in words)
 
     def _argmax(self, q: Query, measure: Agg, outputs: list[Target]) -> bool:
         """ "the maximum price and the title": the row with the extreme value, not groups."""

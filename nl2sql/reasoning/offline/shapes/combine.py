@@ -53,6 +53,8 @@ class Combination(Negation):
             if not left or not right:
                 continue
             a, b = left[-1], right[0]
+            if any(t.low == "and" for t in self.tokens[a.pos : tok.index]):
+                continue  # "… on weekends and in shift B or D": the "or" is inside the second
             merged = Cond(a.target, "or", [a, b], text=f"{a.text} or {b.text}", pos=a.pos)
             conds = [merged if c is a else c for c in conds if c is not b]
             self.ors_done.add(tok.index)

@@ -121,6 +121,9 @@ def _choose_option(
             continue
         named = {(e.table, e.column) for e in near.columns()}
         hits = [o for o in v.options if (o[0], o[1]) in named]
+        if not hits and near.start >= v.end and (table := res.table(near)) is not None:
+            # "the Harbour Street branch": the noun after a value names the table holding it
+            hits = [o for o in v.options if o[0] == table]
         if hits:
             used.add(near.start)
             ranked, _ = res.nearest(hits)

@@ -4,7 +4,7 @@ scale ("from the oldest to the youngest", which orders by the measure the adject
 
 from __future__ import annotations
 
-from nl2sql.reasoning.offline.shapes.roles import Roles
+from nl2sql.reasoning.offline.shapes.roles import MEASURE_WORDS, Roles
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 
@@ -20,6 +20,15 @@ class Ordering(Roles):
         start, end, direction = oc
         m = self.next_mention(end, within=3)
         col = self.res.column(m) if m is not None else None
+        if (
+            m is not None
+            and col is None
+            and (table := self.res.table(m)) is not None
+            and not any(t.low in MEASURE_WORDS for t in self.tokens[end : m.start])
+        ):
+            # "sorted by the supplier": a table named as the sort key is sorted by its label,
+            # never read as the count of its rows
+            col = next((c for c in self.outputs(table)[1] if isinstance(c, Col)), None)
         if m is not None and col is not None:
             self.used.add(m.start)
         elif self.tokens[end - 1].low == "by" and self._unknown_between(

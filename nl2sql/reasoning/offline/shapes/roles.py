@@ -43,7 +43,7 @@ _RESTRICTIVE = {
     "located",
     "based",
 }
-_MEASURE_WORDS = {"number", "count", "total", "average", "sum", "amount", "mean"}
+MEASURE_WORDS = {"number", "count", "total", "average", "sum", "amount", "mean"}
 
 
 class Roles:
@@ -174,7 +174,7 @@ class Roles:
 
     def _by_groups(self, start: int, m: Mention) -> bool:
         """Whether "by X" groups: not when X is a ranking measure or a relation ("made by members")."""
-        if any(t.low in _MEASURE_WORDS for t in self.tokens[start + 1 : start + 3]):
+        if any(t.low in MEASURE_WORDS for t in self.tokens[start + 1 : start + 3]):
             return False
         if not self.res.table(m):
             return True

@@ -102,8 +102,12 @@ def agg_cue(tokens: list[Token], taken: set[int]) -> tuple[str, int] | None:
     for i, tok in enumerate(tokens):
         if i in taken or tok.low not in AGG_WORDS:
             continue
-        if tok.low == "total" and _words(tokens, i + 1, 2) in (("number", "of"), ("count", "of")):
-            continue  # "total number of" is a count
+        if (
+            tok.low == "total"
+            and _words(tokens, i + 1, 2) in (("number", "of"), ("count", "of"))
+            and i + 1 not in taken
+        ):
+            continue  # "total number of" is a count, unless a column is named "number of …"
         return AGG_WORDS[tok.low], i
     if _words(tokens, 0, 2) == ("how", "much"):
         return "sum", 1

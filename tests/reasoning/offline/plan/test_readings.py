@@ -44,4 +44,4 @@ def test_the_planners_own_reading_comes_first_and_says_what_it_computes():
     base = plan_question(text, IDX)
     (first, *_) = readings(text, base, IDX, {}, None)
     assert first.plan == base.plan and first.confidence == base.confidence
-    assert first.description == "count of books per books.genre"
+    assert first.description == "count of books per books.genre, highest count of books first"
