@@ -154,7 +154,7 @@ def _conditions(
                 this=left, expressions=[column(keys[p][j], refs[p]) for p in range(1, i)]
             )
         parts.append(exp.EQ(this=left, expression=column(key, refs[i])))
-    return exp.and_(*parts)
+    return exp.and_(*parts, copy=False)  # the parts are new: nothing to copy
 
 
 def _columns_of(inputs: CombineInputs) -> list[InputColumns]:
@@ -175,7 +175,20 @@ def _select(refs: list[exp.Table], layout: list[OutputColumn]) -> exp.Select:
             items.append(exp.Sub(this=cols[0], expression=cols[1]))
         else:
             items.append(cols[0])
-    return exp.select(*(alias(e, o.name) for e, o in zip(items, layout, strict=True)))
+    return exp.Select(expressions=[alias(e, o.name) for e, o in zip(items, layout, strict=True)])
+
+
+def _joined(refs: list[exp.Table], layout: list[OutputColumn], keys: list[list[str]], row: str,
+            *, outer: bool) -> exp.Select:
+    """SELECT <layout> FROM input 0 [FULL OUTER] JOIN input i ON <keys> ... ORDER BY each input's
+    row number, built in place (sqlglot's builder methods copy the tree at every call)."""
+    select = _select(refs, layout)
+    select.set("from_", exp.From(this=refs[0]))
+    side = {"side": "FULL", "kind": "OUTER"} if outer else {}
+    select.set("joins", [exp.Join(this=refs[i], on=_conditions(refs, keys, i, outer=outer), **side)
+                         for i in range(1, len(refs))])
+    select.set("order", exp.Order(expressions=[exp.Ordered(this=column(row, r)) for r in refs]))
+    return select
 
 
 def join(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
@@ -186,10 +199,7 @@ def join(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
     row = order_column(inputs.tables)
     refs = _register_all(duck, inputs, row)
     layout = join_layout(_columns_of(inputs), inputs.keys, inputs.labels)
-    select = _select(refs, layout).from_(refs[0])
-    for i in range(1, len(refs)):
-        select = select.join(refs[i], on=_conditions(refs, inputs.keys, i, outer=False))
-    return duck.query(select.order_by(*(column(row, r) for r in refs)))
+    return duck.query(_joined(refs, layout, inputs.keys, row, outer=False))
 
 
 def compare(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
@@ -210,11 +220,7 @@ def compare(duck: DuckSession, inputs: CombineInputs) -> pa.Table:
     refs = _register_all(duck, inputs, row)
     keys = inputs.keys if inputs.keys[0] else [[row] for _ in refs]
     layout = compare_layout(_columns_of(inputs), inputs.keys, inputs.labels)
-    select = _select(refs, layout).from_(refs[0])
-    for i in range(1, len(refs)):
-        on = _conditions(refs, keys, i, outer=True)
-        select = select.join(refs[i], on=on, join_type="full outer")
-    return duck.query(select.order_by(*(column(row, r) for r in refs)))
+    return duck.query(_joined(refs, layout, keys, row, outer=True))
 
 
 def shared_dimensions(tables: list[pa.Table]) -> list[str]:

@@ -84,7 +84,8 @@ class DuckSession:
     def query(self, expression: exp.Query) -> pa.Table:
         """Run a sqlglot query and return its rows as Arrow; AggregationError on failure."""
         try:
-            return self._con.sql(expression.sql(dialect="duckdb")).to_arrow_table()
+            # built for this one statement: the generator need not copy it first
+            return self._con.sql(expression.sql(dialect="duckdb", copy=False)).to_arrow_table()
         except self._error as exc:
             raise AggregationError(safe_one_line(exc)) from exc
 

@@ -4,7 +4,8 @@ Each worker process opens one Session per database it meets (`nl2sql.connect` on
 DuckDB file, with a private project folder and the benchmark's own settings, e.g. a reference date) and keeps it for the following questions of that database; a new
 Session answers one untimed warm-up question first, so the first timed question of a worker does
 not pay for the imports and indexes of the first run. With several workers, each database's
-questions go to one worker as a whole (largest first), so no database is opened twice. A
+questions go to one worker as a whole (largest first), so a database is opened once, unless it
+holds more than an even share of the questions: it is then split among workers. A
 question is asked, its result table compared with the gold query's result (`metric.py`); any
 failure — of the pipeline, the gold query or the harness — is recorded on that question and the
 run goes on.
@@ -218,13 +219,19 @@ def _run_in_process(questions: list[BenchQuestion]) -> list[QuestionRecord]:
     return [_WORKER.run(q) for q in questions]
 
 
-def by_database(questions: Sequence[BenchQuestion]) -> list[list[int]]:
+def by_database(questions: Sequence[BenchQuestion], workers: int = 1) -> list[list[int]]:
     """Positions of the questions grouped by database, the largest group first (so the last
-    groups handed out are small and the workers finish together)."""
+    groups handed out are small and the workers finish together).
+
+    With several workers no group is larger than an even share (`len / workers`, rounded up):
+    a database holding most of the questions is split, and each worker that gets a part opens
+    and warms its own Session for it, rather than one worker answering it alone."""
     groups: dict[str, list[int]] = {}
     for pos, q in enumerate(questions):
         groups.setdefault(q.db_id, []).append(pos)
-    return sorted(groups.values(), key=len, reverse=True)
+    share = max(1, -(-len(questions) // max(1, workers)))
+    parts = [g[i:i + share] for g in groups.values() for i in range(0, len(g), share)]
+    return sorted(parts, key=len, reverse=True)
 
 
 def run_benchmark(
@@ -258,9 +265,10 @@ def run_benchmark(
         initializer=_init_process,
         initargs=(str(databases), model, timeout_s, dict(settings or {}), describe),
     ) as pool:
-        # A database's questions stay on one worker: its Session is opened and warmed once.
+        # A database's questions stay on one worker (unless they are more than an even share):
+        # its Session is opened and warmed once.
         futures = {pool.submit(_run_in_process, [questions[p] for p in group]): group
-                   for group in by_database(questions)}
+                   for group in by_database(questions, workers)}
         for future in as_completed(futures):
             for pos, record in zip(futures[future], future.result(), strict=True):
                 records[pos] = _tap(record, notify)

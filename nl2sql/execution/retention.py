@@ -34,29 +34,38 @@ class Retention:
 
 def artifact_files(root: Path) -> list[Path]:
     """Every artifact file under `root`, oldest first (by modification time)."""
-    root = Path(root)
-    if not root.is_dir():
-        return []
-    found = []
-    for path in root.rglob(f"*{ARTIFACT_SUFFIX}"):
+    return [path for _, path in _artifact_entries(Path(root))]
+
+
+def _artifact_entries(root: Path) -> list[tuple[float, Path]]:
+    """(modification time, path) of every artifact file under `root`, oldest first.
+
+    One `scandir` walk and one stat per file (symlinked folders are not followed): the store
+    walks its folder after writes, beside the runs, so the walk is kept cheap."""
+    found: list[tuple[float, Path]] = []
+    folders = [str(root)]
+    while folders:
         try:
-            found.append((path.stat().st_mtime, path))
-        except FileNotFoundError:  # pruned by another session meanwhile
+            listing = os.scandir(folders.pop())
+        except OSError:  # not a folder (any more), or not readable
             continue
-    return [path for _, path in sorted(found)]
+        with listing:
+            for entry in listing:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+                    elif entry.name.endswith(ARTIFACT_SUFFIX):
+                        found.append((entry.stat().st_mtime, Path(entry.path)))
+                except FileNotFoundError:  # pruned by another session meanwhile
+                    continue
+    return sorted(found)
 
 
 def expired(root: Path, retention: Retention, now: float | None = None) -> list[Path]:
     """The artifact files under `root` that `retention` no longer keeps."""
     if not retention.limited:
         return []
-    entries = []
-    for path in artifact_files(root):
-        try:
-            entries.append((path.stat().st_mtime, path))
-        except FileNotFoundError:
-            continue
-    return select_expired(entries, retention, now)
+    return select_expired(_artifact_entries(Path(root)), retention, now)
 
 
 def select_expired(

@@ -1,9 +1,10 @@
 """The state tree of deltas (ARCHITECTURE §9), built from LangGraph's update stream.
 
 The root holds the run's input state. Each node of the tree holds its parent and one graph node's
-delta. The state at a node is rebuilt by merging the deltas from the nearest root down with the
-declared reducers, then deep-copied, and every delta is deep-copied when it is recorded, so nobody
-(a viewer, or a node mutating what it returned) can rewrite the recorded history. Two things reset
+delta. Every delta is deep-copied once when it is recorded (a node mutating what it returned
+cannot rewrite the recorded history); the recorded values are never changed afterwards, so the
+tree's own merges share them, and `state_at` deep-copies the state it hands out once, at the end
+(a viewer cannot rewrite them either). Two things reset
 the root: a state filter (the payload a Send carries into a subgraph) and a multi-input merge (the
 main graph continuing after parallel branches, which merges the branch deltas in routing order).
 """
@@ -86,7 +87,7 @@ class StateTree:
 
     def add_merge(self, base: int, branches: list[int]) -> int:
         """A multi-input merge: the base state plus each branch's delta, in routing order."""
-        state = self.state_at(base)
+        state = self.merged_at(base)  # the recorded values, shared: nothing here changes them
         reducers = self._reducers[""]
         for branch in branches:
             state = merge_delta(state, self.nodes[branch].delta, reducers)
@@ -94,6 +95,11 @@ class StateTree:
 
     def state_at(self, node_id: int) -> dict[str, Any]:
         """The full state after `node_id` ran: deltas merged from the nearest root, deep-copied."""
+        return copy.deepcopy(self.merged_at(node_id))
+
+    def merged_at(self, node_id: int) -> dict[str, Any]:
+        """The state after `node_id` ran, sharing the recorded values: read it, never change it
+        (`state_at` is the copy to hand out)."""
         path = []
         cursor: int | None = node_id
         while cursor is not None:
@@ -104,10 +110,10 @@ class StateTree:
             cursor = node.parent
         path.reverse()
         reducers = self._reducers.get(path[0].namespace, self._sub_reducers)
-        state = copy.deepcopy(path[0].reset_state)
+        state = path[0].reset_state
         assert state is not None  # the walk stops at a reset node; the root always is one
         for node in path:
-            state = merge_delta(state, copy.deepcopy(node.delta), reducers)
+            state = merge_delta(state, node.delta, reducers)
         return state
 
     def path_names(self, node_id: int) -> list[str]:
@@ -170,7 +176,7 @@ class TraceRecorder:
         if self._pending:
             order = self._routing_order
             if order is not None:
-                before = self.tree.state_at(self._cursor)
+                before = self.tree.merged_at(self._cursor)  # read only, to sort the branches
                 self._pending.sort(key=lambda i: order(before, self.tree.nodes[i].delta))
             self._cursor = self.tree.add_merge(self._cursor, self._pending)
             self._pending = []

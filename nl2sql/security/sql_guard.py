@@ -8,6 +8,10 @@ before parsing. Text sqlglot cannot parse is reported as PARSE_ERROR, never as a
 longer than `max_bytes` (UTF-8; default `DEFAULT_MAX_SQL_BYTES`, the `max_sql_bytes` setting) is
 refused as TOO_LARGE before it is tokenized, which bounds the guard's time.
 
+The verdict is a pure function of (text, dialect, allowed tables, size limit), so the last
+`VERDICT_CACHE_SIZE` verdicts are kept by exactly those inputs: the same text asked again (a
+warm question, a re-run) is not tokenized and parsed again; any other text is checked in full.
+
 >>> check_sql("SELECT COUNT(*) FROM orders", "duckdb").code
 'OK'
 >>> check_sql("SELECT 1; DROP TABLE t", "sqlite").code
@@ -16,6 +20,7 @@ refused as TOO_LARGE before it is tokenized, which bounds the guard's time.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -47,6 +52,8 @@ __all__ = ["DEFAULT_MAX_SQL_BYTES", "GuardCode", "GuardResult", "check_sql"]
 #: nesting), ~0.4 s at this size on a loaded 2-core machine, ~1.5 s at 100 KB. The longest query
 #: of a 12,795-query corpus of accepted SQL is 3,106 bytes (docs/failure_recovery.md).
 DEFAULT_MAX_SQL_BYTES = 20_000
+#: Verdicts kept by their exact inputs (each text at most `max_bytes`, typically a few hundred).
+VERDICT_CACHE_SIZE = 256
 
 _QUERY_STARTS = frozenset({"SELECT", "WITH", "FROM", "TABLE"})
 _DML_WORDS = frozenset("INSERT UPDATE DELETE MERGE DROP CREATE ALTER TRUNCATE".split())
@@ -84,8 +91,19 @@ def check_sql(
         GuardResult(allowed, code, message); code is "OK" or the reason for the refusal.
     """
     name = dialect_name(dialect)
-    engine = Dialect.get_or_raise(name)  # an unknown dialect is a configuration error
-    refused = _size_refusal(sql, max_bytes) or raw_text_refusal(sql)
+    Dialect.get_or_raise(name)  # an unknown dialect is a configuration error
+    refused = _size_refusal(sql, max_bytes)  # before the cache: it keeps no text over the limit
+    if refused:
+        return refused
+    allowed = None if allowed_tables is None else frozenset(t.lower() for t in allowed_tables)
+    return _verdict(sql, name, allowed, max_bytes)
+
+
+@functools.lru_cache(maxsize=VERDICT_CACHE_SIZE)
+def _verdict(sql: str, name: str, allowed: frozenset[str] | None, max_bytes: int) -> GuardResult:
+    """The guard's verdict (GuardResult is frozen, so a kept one is safe to hand out again)."""
+    engine = Dialect.get_or_raise(name)
+    refused = raw_text_refusal(sql)
     if refused:
         return refused
     try:
@@ -107,7 +125,7 @@ def check_sql(
         root = _parse(engine, tokens, sql)
     except Exception as error:  # ParseError, or a sqlglot failure on odd input: fail closed
         return _classify_unparsed(tokens, name, error)
-    verdict = _check_statement(root, tokens, name, sql, allowed_tables)
+    verdict = _check_statement(root, tokens, name, sql, allowed)
     # after the tree rules, so `SELECT ... INTO @v` is named as the write it is
     return verdict if not verdict.allowed else variable_token_refusal(tokens, name) or verdict
 
@@ -141,11 +159,10 @@ def _check_statement(
     tokens: list[Token],
     dialect: str,
     sql: str,
-    allowed_tables: Collection[str] | None,
+    allowed: frozenset[str] | None,
 ) -> GuardResult:
     if not _is_query(root):
         return _non_query(root, tokens)
-    allowed = None if allowed_tables is None else frozenset(t.lower() for t in allowed_tables)
     return inspect_query(root, dialect, sql, allowed) or OK_RESULT
 
 

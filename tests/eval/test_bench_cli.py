@@ -75,6 +75,19 @@ def test_two_workers_keep_each_database_on_one_worker_and_the_question_order(tin
     assert all(r.correct for r in records)
 
 
+def test_a_database_with_more_than_an_even_share_is_split_among_workers(tiny_spider):
+    from nl2sql.eval.runner import by_database
+
+    [q] = load_questions(tiny_spider[0])[:1]
+    dbs = ["bigDb"] * 7 + ["tbl_small"] * 2 + ["MidDB"] * 3
+    items = [q.model_copy(update={"id": f"{db}-{n}", "db_id": db}) for n, db in enumerate(dbs)]
+    two = by_database(items, workers=2)
+    assert [len(g) for g in two] == [6, 3, 2, 1]  # an even share of 12 is 6
+    assert sorted(p for g in two for p in g) == list(range(12))
+    assert all(len({items[p].db_id for p in g}) == 1 for g in two)
+    assert [len(g) for g in by_database(items)] == [7, 3, 2]  # one worker: whole databases
+
+
 def test_a_new_session_is_warmed_up_before_its_first_timed_question(tiny_spider, monkeypatch):
     from nl2sql.eval.runner import WARMUP_TIMEOUT_S, Worker
     from nl2sql.session import Session

@@ -1,10 +1,13 @@
 """The pre-scan of a question: dates, the row limit and numeric comparisons, before linking.
 
 Their words are "taken" so that linking does not read "2024" as a value or "over" as a name.
+A run scans its question several times (answerability, decomposition, planning, the answer):
+the findings are kept for the latest questions, each caller gets containers of its own.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -33,6 +36,15 @@ class Scan:
 def scan(text: str, reference: date | None = None) -> Scan:
     """Tokenize `text` and find its dates, limit and numeric comparisons; relative dates are
     resolved against `reference` (without one they are only reported, in `relative`)."""
+    found = _scanned(text, reference)
+    # The findings are frozen values (tokens, date and numeric cues): new containers suffice.
+    return Scan(list(found.tokens), list(found.dates), list(found.nums), found.limit, set(found.taken),
+                list(found.relative), dict(found.units), list(found.resolved))
+
+
+@functools.lru_cache(maxsize=256)
+def _scanned(text: str, reference: date | None) -> Scan:
+    """The scan itself, kept by (text, reference): never hand it out, `scan` copies it."""
     tokens = tokenize(text)
     dates = find_dates(tokens)
     taken = {i for d in dates for i in d.tokens}
