@@ -326,7 +326,7 @@ def test_teach_button_writes_the_join_and_the_rerun_answers(jupyterlab, tmp_path
         con.executemany("INSERT INTO ledger_entries VALUES (?, ?, ?, ?)",
                         [(100 + i, "AC-01" if i < 5 else "AC-03", 1.0, "2025-04-01") for i in range(7)])
         expected = con.execute("SELECT a.Branch, COUNT(*) FROM ledger_entries e JOIN Accounts a "
-                               "ON e.payer = a.AcctCode GROUP BY a.Branch ORDER BY a.Branch").fetchall()
+                               "ON e.payer = a.AcctCode GROUP BY a.Branch ORDER BY COUNT(*) DESC").fetchall()
     assert len(expected) > 1 and len({n for _, n in expected}) == len(expected)
     name = "teach.ipynb"
     _teach_notebook(tmp_path / "root" / name, db, project, JOIN_QUESTION)
