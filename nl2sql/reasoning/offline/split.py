@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nl2sql.reasoning.offline.plan.ratio import ratio_question
+
 _GROUP = r"(?:for each|for every|per|in each|by|across)\s+(?:the\s+)?"
 _COMPARE = re.compile(
     r"\bcompare\s+(?P<a>.+?)\s+(?:with|to|against|versus|vs\.?|and)\s+(?P<b>.+)$", re.I
@@ -33,7 +35,9 @@ class Split:
 
 
 def split_question(question: str) -> Split | None:
-    """The two parts of a compare/join question, or None."""
+    """The two parts of a compare/join question, or None (a ratio is one question)."""
+    if ratio_question(question) is not None:
+        return None
     text = question.strip().rstrip("?.! ")
     group, text = _take_group(text)
     for pattern, op in ((_COMPARE, "compare"), (_ALONG, "join"), (_AND, "join")):

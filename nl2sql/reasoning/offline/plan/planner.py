@@ -23,6 +23,7 @@ from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
 from nl2sql.reasoning.offline.plan.fit import check_fit
 from nl2sql.reasoning.offline.plan.joins import JoinError, JoinTree
+from nl2sql.reasoning.offline.plan.ratio import RatioQuestion, ratio_plan, ratio_question
 from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.split import split_question as two_parts
@@ -69,7 +70,42 @@ def plan_question(
             + (f" as of {reference.isoformat()}" if reference else "")
             + "; give explicit dates (e.g. 'in 2024', 'after 2024-03-01', 'last 30 days')"
         )
+    ratio = ratio_question(text)
+    if ratio is not None:
+        return _plan_ratio(ratio, idx, lookup, hints, reference)
     return read_linked(text, s, link(s.tokens, idx, s.taken, lookup), idx, hints, reference)
+
+
+def _plan_ratio(
+    ratio: RatioQuestion,
+    idx: SchemaIndex,
+    lookup: ValueLookup | None,
+    hints: Mapping[str, Any],
+    reference: date | None,
+) -> Outcome:
+    """A ratio of two totals, each part planned as its own question; refused unless both parts
+    plan as single totals. The evidence is the less confident part's."""
+    if not ratio.numerator or not ratio.denominator:
+        return _refuse("could not plan: could not tell which two quantities the ratio divides")
+    parts = [plan_question(p, idx, lookup, hints, reference)
+             for p in (ratio.numerator, ratio.denominator)]
+    for side, text, part in zip(("numerator", "denominator"), (ratio.numerator, ratio.denominator),
+                                parts, strict=True):
+        if part.plan is None:
+            return _refuse(f"could not plan the {side} of the ratio ('{text}'): {part.reasoning}",
+                           refusal=part.refusal)
+    top, bottom = parts
+    assert top.plan is not None and bottom.plan is not None
+    plan = ratio_plan(top.plan, bottom.plan, ratio.factor)
+    if plan is None:
+        return _refuse("could not plan: a ratio needs a single total on each side")
+    weaker = min(parts, key=lambda p: p.confidence)
+    notes = [f"ratio of '{ratio.numerator}' to '{ratio.denominator}'"
+             + (f", times {ratio.factor:g}" if ratio.factor != 1.0 else "")]
+    notes += [f"{side}: {p.reasoning}" for side, p in zip(("numerator", "denominator"), parts,
+                                                           strict=True)]
+    return Outcome(plan, weaker.confidence, "; ".join(notes), notes=notes,
+                   evidence=dict(weaker.evidence))
 
 
 def read_linked(

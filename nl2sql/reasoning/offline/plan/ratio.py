@@ -1,0 +1,103 @@
+"""Ratios of two aggregates: "the ratio of A to B", "what percentage of X are Y".
+
+The question is read as two plain questions, each planned on its own by the usual shapes:
+"the ratio of A to B" → "how many A" over "how many B" ("the total / average M …" parts keep
+their aggregate); "what percentage / fraction / share of X are Y" → "how many X are Y" over
+"how many X" (times 100 for a percentage). Both parts must be a single total (no groups, no
+order, no limit); otherwise, or when the split word occurs more than once, the question is
+refused rather than guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nl2sql.plan import (
+    Arithmetic,
+    Cast,
+    Expr,
+    Literal_,
+    PlanModel,
+    ScalarSubquery,
+    SelectItem,
+    is_aggregate,
+    walk,
+)
+
+_LEAD = (
+    r"^(?:(?:what|how)\s+(?:is|was|are)\s+|what's\s+|what\s+|(?:calculate|compute|find|show|give|return|"
+    r"get|tell)\s+(?:me\s+)?)?(?:the\s+)?"
+)
+_RATIO = re.compile(_LEAD + r"(?:ratio|proportion)\s+(?:of|between)\s+(?P<rest>.+)$", re.I)
+_RATIO_SPLIT = re.compile(r"\s+(?:to|out of|versus|vs\.?|and)\s+(?:all\s+(?:the\s+)?)?", re.I)
+_SHARE = re.compile(
+    _LEAD + r"(?P<kind>percentage|percent|fraction|share|proportion)\s+of\s+(?:all\s+)?(?:the\s+)?"
+    r"(?P<whole>.+?)\s+(?P<verb>are|is|were|was|have|has|had|with|that|which|who)\s+(?P<part>.+)$",
+    re.I,
+)
+_AGGREGATE_LEAD = re.compile(
+    r"^(?:the\s+)?(?:total|number|count|sum|average|mean|amount|maximum|minimum|highest|lowest)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class RatioQuestion:
+    """The two plain questions of a ratio, and the factor (100 for a percentage)."""
+
+    numerator: str
+    denominator: str
+    factor: float = 1.0
+
+
+def ratio_question(text: str) -> RatioQuestion | None:
+    """The two parts of a ratio question, or None when the question asks no ratio."""
+    text = text.strip().rstrip("?.! ")
+    ratio = _RATIO.match(text)
+    splits = list(_RATIO_SPLIT.finditer(ratio.group("rest"))) if ratio else []
+    if ratio and len(splits) == 1:
+        rest, cut = ratio.group("rest"), splits[0]
+        return RatioQuestion(_as_question(rest[: cut.start()]), _as_question(rest[cut.end() :]))
+    share = _SHARE.match(text)
+    if share:
+        whole, verb, part = share.group("whole"), share.group("verb"), share.group("part")
+        factor = 100.0 if share.group("kind").lower().startswith("percent") else 1.0
+        return RatioQuestion(f"how many {whole} {verb} {part}", f"how many {whole}", factor)
+    if ratio:
+        return RatioQuestion("", "")  # no split word, or several: which one is unclear
+    return None
+
+
+def _as_question(part: str) -> str:
+    part = part.strip(" ,")
+    if not part:
+        return ""
+    return f"what is {part}" if _AGGREGATE_LEAD.match(part) else f"how many {part}"
+
+
+def single_total(plan: PlanModel) -> Expr | None:
+    """The one aggregate a plan selects when it answers with a single total, else None."""
+    if plan.group_by or plan.set_operation or plan.limit is not None or plan.having:
+        return None
+    if len(plan.select) != 1 or plan.distinct:
+        return None
+    expr = plan.select[0].expr
+    return expr if any(is_aggregate(n) for n in walk(expr)) else None
+
+
+def ratio_plan(numerator: PlanModel, denominator: PlanModel, factor: float) -> PlanModel | None:
+    """numerator's total / denominator's total as a double (× factor), or None when either
+    part is not a single total."""
+    top, bottom = single_total(numerator), single_total(denominator)
+    if top is None or bottom is None:
+        return None
+    value: Expr = Arithmetic(
+        op="/", left=Cast(expr=top, to="double"), right=ScalarSubquery(query=denominator)
+    )
+    if factor != 1.0:
+        value = Arithmetic(op="*", left=Literal_(value=factor), right=value)
+    name = "percentage" if factor == 100.0 else "ratio"
+    return numerator.model_copy(
+        update={"select": [SelectItem(expr=value, alias=name)], "order_by": []}
+    )
