@@ -101,10 +101,13 @@ def _plan_ratio(
         return _refuse("could not plan: a ratio needs a single total on each side")
     weaker = min(parts, key=lambda p: p.confidence)
     notes = [f"ratio of '{ratio.numerator}' to '{ratio.denominator}'"
-             + (f", times {ratio.factor:g}" if ratio.factor != 1.0 else "")]
+             + (f", times {ratio.factor:g}" if ratio.factor != 1.0 else "")
+             + (f"; '{ratio.scope}' read as applying to both sides" if ratio.scope else "")]
+    # where a closing phrase attaches is a choice of reading: it costs a little confidence
+    confidence = round(max(0.05, weaker.confidence - (0.1 if ratio.scope else 0.0)), 2)
     notes += [f"{side}: {p.reasoning}" for side, p in zip(("numerator", "denominator"), parts,
                                                            strict=True)]
-    return Outcome(plan, weaker.confidence, "; ".join(notes), notes=notes,
+    return Outcome(plan, confidence, "; ".join(notes), notes=notes,
                    evidence=dict(weaker.evidence))
 
 

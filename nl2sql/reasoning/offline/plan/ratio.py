@@ -36,6 +36,15 @@ _SHARE = re.compile(
     r"(?P<whole>.+?)\s+(?P<verb>are|is|were|was|have|has|had|with|that|which|who)\s+(?P<part>.+)$",
     re.I,
 )
+# phrases that name the whole data, no condition: "in the database", "overall"
+_WHOLE = re.compile(
+    r"\s+(?:in\s+(?:the|this|our)\s+(?:database|data|dataset)|overall|in\s+total|altogether)$",
+    re.I,
+)
+_SCOPE = re.compile(
+    r"^.+?\s+(?P<scope>(?P<prep>in|at|from|within|among|during)\s+(?!each\b|every\b).+)$",
+    re.I,
+)
 _AGGREGATE_LEAD = re.compile(
     r"^(?:the\s+)?(?:total|number|count|sum|average|mean|amount|maximum|minimum|highest|lowest)\b",
     re.I,
@@ -49,6 +58,7 @@ class RatioQuestion:
     numerator: str
     denominator: str
     factor: float = 1.0
+    scope: str = ""  # a trailing phrase read as applying to both sides ("… in Oslo")
 
 
 def ratio_question(text: str) -> RatioQuestion | None:
@@ -57,8 +67,9 @@ def ratio_question(text: str) -> RatioQuestion | None:
     ratio = _RATIO.match(text)
     splits = list(_RATIO_SPLIT.finditer(ratio.group("rest"))) if ratio else []
     if ratio and len(splits) == 1:
-        rest, cut = ratio.group("rest"), splits[0]
-        return RatioQuestion(_as_question(rest[: cut.start()]), _as_question(rest[cut.end() :]))
+        rest, cut = _WHOLE.sub("", ratio.group("rest")), splits[0]
+        top, bottom, scope = _shared_scope(rest[: cut.start()], rest[cut.end() :])
+        return RatioQuestion(_as_question(top), _as_question(bottom), scope=scope)
     share = _SHARE.match(text)
     if share:
         whole, verb, part = share.group("whole"), share.group("verb"), share.group("part")
@@ -67,6 +78,16 @@ def ratio_question(text: str) -> RatioQuestion | None:
     if ratio:
         return RatioQuestion("", "")  # no split word, or several: which one is unclear
     return None
+
+
+def _shared_scope(top: str, bottom: str) -> tuple[str, str, str]:
+    """ "A to B in Oslo": a phrase closing the second side applies to both, unless the first
+    side has a phrase of its own with the same preposition ("A in Rome to B in Oslo")."""
+    m = _SCOPE.match(bottom.strip())
+    if m is None or re.search(rf"\b{m.group('prep')}\b", top, re.I):
+        return top, bottom, ""
+    scope = m.group("scope")
+    return f"{top.strip()} {scope}", bottom, scope
 
 
 def _as_question(part: str) -> str:

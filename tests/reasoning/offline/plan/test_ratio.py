@@ -63,14 +63,27 @@ def test_ratio_of_two_counts_of_tables(session, sources):
     assert got == pytest.approx(want) and got == pytest.approx(2.5)
 
 
-def test_ratio_of_counts_with_conditions(session, sources):
-    got = _value(
-        session, "What is the ratio of shops with a rating above 4.5 to shops in Rome?", "snake"
-    )
+def test_ratio_of_counts_with_their_own_conditions(session, sources):
+    got = _value(session, "What is the ratio of shops in Oslo to shops in Rome?", "snake")
     want = _direct(sources, "snake",
-                   "SELECT CAST((SELECT COUNT(*) FROM shops WHERE rating > 4.5) AS REAL)"
+                   "SELECT CAST((SELECT COUNT(*) FROM shops WHERE city = 'Oslo') AS REAL)"
                    " / (SELECT COUNT(*) FROM shops WHERE city = 'Rome')")
     assert got == pytest.approx(want) and got == pytest.approx(1.0)
+
+
+def test_a_closing_phrase_applies_to_both_sides(session, sources):
+    question = "What is the ratio of shops with a rating above 4.5 to shops with a rating below 4.5 in Oslo?"
+    got = _value(session, question, "snake")
+    want = _direct(sources, "snake",
+                   "SELECT CAST(SUM(rating > 4.5) AS REAL) / SUM(rating < 4.5) FROM shops"
+                   " WHERE city = 'Oslo'")
+    assert got == pytest.approx(want) and got == pytest.approx(1.0)
+
+
+def test_the_whole_database_is_no_condition(session, sources):
+    got = _value(session, "What is the ratio of shops in Rome to the total number of shops in the "
+                 "database?", "snake")
+    assert got == pytest.approx(_direct(sources, "snake", "SELECT AVG(city = 'Rome') FROM shops"))
 
 
 def test_ratio_of_a_sum_to_a_sum_is_not_integer_division(session, sources):
