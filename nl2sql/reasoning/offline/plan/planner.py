@@ -89,14 +89,13 @@ def _plan_ratio(
         return _refuse("could not plan: could not tell which two quantities the ratio divides")
     parts = [plan_question(p, idx, lookup, hints, reference)
              for p in (ratio.numerator, ratio.denominator)]
-    for side, text, part in zip(("numerator", "denominator"), (ratio.numerator, ratio.denominator),
-                                parts, strict=True):
+    top, bottom = parts
+    for side, text, part in (("numerator", ratio.numerator, top),
+                             ("denominator", ratio.denominator, bottom)):
         if part.plan is None:
             return _refuse(f"could not plan the {side} of the ratio ('{text}'): {part.reasoning}",
                            refusal=part.refusal)
-    top, bottom = parts
-    assert top.plan is not None and bottom.plan is not None
-    plan = ratio_plan(top.plan, bottom.plan, ratio.factor)
+    plan = ratio_plan(top.plan, bottom.plan, ratio.factor) if top.plan and bottom.plan else None
     if plan is None:
         return _refuse("could not plan: a ratio needs a single total on each side")
     weaker = min(parts, key=lambda p: p.confidence)
@@ -104,11 +103,13 @@ def _plan_ratio(
              + (f", times {ratio.factor:g}" if ratio.factor != 1.0 else "")
              + (f"; '{ratio.scope}' read as applying to both sides" if ratio.scope else "")]
     # where a closing phrase attaches is a choice of reading: it costs a little confidence
-    confidence = round(max(0.05, weaker.confidence - (0.1 if ratio.scope else 0.0)), 2)
+    cost = 0.1 if ratio.scope else 0.0
+    confidence = round(max(0.05, weaker.confidence - cost), 2)
+    facts = dict(weaker.evidence)
+    facts["heuristic"] = round(max(0.05, facts.get("heuristic", 0.95) - cost), 2)
     notes += [f"{side}: {p.reasoning}" for side, p in zip(("numerator", "denominator"), parts,
                                                            strict=True)]
-    return Outcome(plan, confidence, "; ".join(notes), notes=notes,
-                   evidence=dict(weaker.evidence))
+    return Outcome(plan, confidence, "; ".join(notes), notes=notes, evidence=facts)
 
 
 def read_linked(
