@@ -56,57 +56,38 @@ def _direct(sources, datasource: str, sql: str) -> float:
         return float(con.execute(sql).fetchone()[0])
 
 
-def test_ratio_of_two_counts_of_tables(session, sources):
-    got = _value(session, "What is the ratio of shops to clerks?", "snake")
-    want = _direct(sources, "snake",
-                   "SELECT CAST((SELECT COUNT(*) FROM shops) AS REAL) / (SELECT COUNT(*) FROM clerks)")
-    assert got == pytest.approx(want) and got == pytest.approx(2.5)
+# (question, datasource, the same ratio by direct SQL, its value worked out by hand)
+_RATIOS = [
+    pytest.param("What is the ratio of shops to clerks?", "snake",
+                 "SELECT CAST((SELECT COUNT(*) FROM shops) AS REAL) / (SELECT COUNT(*) FROM clerks)",
+                 2.5, id="two-table-counts"),
+    pytest.param("What is the ratio of shops in Oslo to shops in Rome?", "snake",
+                 "SELECT CAST(SUM(city = 'Oslo') AS REAL) / SUM(city = 'Rome') FROM shops",
+                 1.0, id="each-side-its-own-condition"),
+    pytest.param("What is the ratio of shops with a rating above 4.5 to shops with a rating "
+                 "below 4.5 in Oslo?", "snake",
+                 "SELECT CAST(SUM(rating > 4.5) AS REAL) / SUM(rating < 4.5) FROM shops"
+                 " WHERE city = 'Oslo'", 1.0, id="closing-phrase-applies-to-both"),
+    pytest.param("What is the ratio of shops in Rome to the total number of shops in the "
+                 "database?", "snake", "SELECT AVG(city = 'Rome') FROM shops", 0.4,
+                 id="whole-database-is-no-condition"),
+    pytest.param("What is the ratio of the total fare amount to the total distance km?", "camel",
+                 'SELECT CAST(SUM("fareAmount") AS REAL) / SUM("distanceKm") FROM "tripLog"',
+                 98 / 41, id="sums-not-integer-division"),
+    pytest.param("What percentage of trip logs have a distance km above 8?", "camel",
+                 'SELECT 100.0 * SUM("distanceKm" > 8) / COUNT(*) FROM "tripLog"',
+                 50.0, id="percentage"),
+    pytest.param("What fraction of shops are in Oslo?", "snake",
+                 "SELECT CAST(SUM(city = 'Oslo') AS REAL) / COUNT(*) FROM shops", 0.4,
+                 id="fraction"),
+]
 
 
-def test_ratio_of_counts_with_their_own_conditions(session, sources):
-    got = _value(session, "What is the ratio of shops in Oslo to shops in Rome?", "snake")
-    want = _direct(sources, "snake",
-                   "SELECT CAST((SELECT COUNT(*) FROM shops WHERE city = 'Oslo') AS REAL)"
-                   " / (SELECT COUNT(*) FROM shops WHERE city = 'Rome')")
-    assert got == pytest.approx(want) and got == pytest.approx(1.0)
-
-
-def test_a_closing_phrase_applies_to_both_sides(session, sources):
-    question = "What is the ratio of shops with a rating above 4.5 to shops with a rating below 4.5 in Oslo?"
-    got = _value(session, question, "snake")
-    want = _direct(sources, "snake",
-                   "SELECT CAST(SUM(rating > 4.5) AS REAL) / SUM(rating < 4.5) FROM shops"
-                   " WHERE city = 'Oslo'")
-    assert got == pytest.approx(want) and got == pytest.approx(1.0)
-
-
-def test_the_whole_database_is_no_condition(session, sources):
-    got = _value(session, "What is the ratio of shops in Rome to the total number of shops in the "
-                 "database?", "snake")
-    assert got == pytest.approx(_direct(sources, "snake", "SELECT AVG(city = 'Rome') FROM shops"))
-
-
-def test_ratio_of_a_sum_to_a_sum_is_not_integer_division(session, sources):
-    got = _value(session, "What is the ratio of the total fare amount to the total distance km?",
-                 "camel")
-    want = _direct(sources, "camel",
-                   'SELECT CAST(SUM("fareAmount") AS REAL) / SUM("distanceKm") FROM "tripLog"')
-    assert got == pytest.approx(want) and got == pytest.approx(98 / 41)
-
-
-def test_percentage_of_rows_that_match(session, sources):
-    got = _value(session, "What percentage of trip logs have a distance km above 8?", "camel")
-    want = _direct(sources, "camel",
-                   'SELECT 100.0 * (SELECT COUNT(*) FROM "tripLog" WHERE "distanceKm" > 8)'
-                   ' / (SELECT COUNT(*) FROM "tripLog")')
-    assert got == pytest.approx(want) and got == pytest.approx(50.0)
-
-
-def test_fraction_of_rows_that_match(session, sources):
-    got = _value(session, "What fraction of shops are in Oslo?", "snake")
-    want = _direct(sources, "snake",
-                   "SELECT CAST(SUM(city = 'Oslo') AS REAL) / COUNT(*) FROM shops")
-    assert got == pytest.approx(want) and got == pytest.approx(0.4)
+@pytest.mark.parametrize(("question", "datasource", "sql", "by_hand"), _RATIOS)
+def test_ratio_matches_direct_sql(session, sources, question, datasource, sql, by_hand):
+    got = _value(session, question, datasource)
+    assert got == pytest.approx(_direct(sources, datasource, sql))
+    assert got == pytest.approx(by_hand)
 
 
 def test_a_side_that_cannot_be_read_is_refused(session):
