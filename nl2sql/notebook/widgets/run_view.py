@@ -18,6 +18,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Unicode
 
 from nl2sql.errors import safe_one_line
+from nl2sql.notebook.hints import problem_line
 from nl2sql.notebook.html import header_html, render_html
 from nl2sql.notebook.text import render_text
 from nl2sql.notebook.widgets.actions import ActionBar
@@ -111,6 +112,8 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.page_size = page_size
         self.result: QueryResult | None = None
         self.header = widgets.HTML()
+        #: the shown run's error and hint, in red (a re-run that answers replaces it)
+        self.problem = widgets.HTML()
         self.progress = ProgressLog()
         self.status_line = StatusLine()
         self.live: widgets.Widget | None = None  # what the magic shows while the run goes
@@ -122,8 +125,8 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.actions: ActionBar | None = None
         self.actions_box = widgets.VBox()
         self.tabs = widgets.Tab()
-        super().__init__([self.header, self.status_line, self.run_log, self.actions_box, self.notice,
-                          self.tabs], **kwargs)
+        super().__init__([self.header, self.problem, self.status_line, self.run_log, self.actions_box,
+                          self.notice, self.tabs], **kwargs)
         if result is not None:
             self.show(result)
 
@@ -142,13 +145,15 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         """Render `result`: header, buttons and the tabs (replacing what was shown)."""
         self.result = result
         self.header.value = header_html(result)
+        line = problem_line(result)
+        self.problem.value = f'<p style="color:#c62828">{escape(line)}</p>' if line else ""
         self.status_line.clear()
         self.actions = ActionBar(result, self._act)
         self.exports = ExportRow(result, self.session_variable)
         self.actions_box.children = (self.actions, self.exports)
         self.tabs = build_tabs(result, self.page_size, act=self._act)
-        self.children = (self.header, self.status_line, self.run_log, self.actions_box, self.notice,
-                         self.tabs)
+        self.children = (self.header, self.problem, self.status_line, self.run_log, self.actions_box,
+                         self.notice, self.tabs)
         self.run_log.selected_index = None
         self.status = result.status
 
