@@ -29,9 +29,11 @@ def test_a_taught_rerun_clears_the_refusal_line_of_the_cell(shell, tmp_path, mon
         view = _view(outputs)
         assert view.status == "error"
         assert view.problem.value.startswith('<p style="color:#c62828">nl2sql: error: ')
+        assert view._repr_mimebundle_()["text/plain"].startswith("nl2sql: error: ")  # saved notebooks
         view.actions.teach_buttons[0].click()
         assert view.status == "success", view.notice.value
         assert view.problem.value == ""
+        assert not view._repr_mimebundle_()["text/plain"].startswith("nl2sql:")
     finally:
         del shell.user_ns["_ledger_session"]
         session.close()

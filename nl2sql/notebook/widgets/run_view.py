@@ -114,6 +114,7 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.header = widgets.HTML()
         #: the shown run's error and hint, in red (a re-run that answers replaces it)
         self.problem = widgets.HTML()
+        self.problem_text = ""
         self.progress = ProgressLog()
         self.status_line = StatusLine()
         self.live: widgets.Widget | None = None  # what the magic shows while the run goes
@@ -145,8 +146,8 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         """Render `result`: header, buttons and the tabs (replacing what was shown)."""
         self.result = result
         self.header.value = header_html(result)
-        line = problem_line(result)
-        self.problem.value = f'<p style="color:#c62828">{escape(line)}</p>' if line else ""
+        self.problem_text = problem_line(result) or ""
+        self.problem.value = f'<p style="color:#c62828">{escape(self.problem_text)}</p>' if self.problem_text else ""
         self.status_line.clear()
         self.actions = ActionBar(result, self._act)
         self.exports = ExportRow(result, self.session_variable)
@@ -197,8 +198,9 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         data = super()._repr_mimebundle_(**kwargs) or {}
         if self.result is not None:
             # Seen where widgets cannot render; deterministic, so nbval compares it.
-            data["text/plain"] = render_text(self.result)
-            data["text/html"] = render_html(self.result)
+            # a failed run's error line first, as the widget shows it
+            data["text/plain"] = "".join(f"{t}\n" for t in [self.problem_text] if t) + render_text(self.result)
+            data["text/html"] = self.problem.value + render_html(self.result)
         return data
 
     def __repr__(self) -> str:
