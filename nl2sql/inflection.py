@@ -35,3 +35,37 @@ def inflect_engine() -> Any:
     import inflect
 
     return inflect.engine()
+
+
+def plural_phrase(phrase: str) -> str:
+    """The phrase with its last word in the plural ("branch" → "branches", "order item" →
+    "order items", "person" → "people"); a last word that is already plural, or an acronym
+    ("IDs"), keeps its form."""
+    head, _, last = phrase.rpartition(" ")
+    if not last or not last[-1].isalpha():
+        return phrase
+    if last.isupper() and len(last) > 1:
+        plural = last + "s"
+    elif is_plural(last):
+        plural = last  # "customers", "people", "data"
+    else:
+        plural = inflect_engine().plural_noun(last) or last
+    return f"{head} {plural}" if head else plural
+
+
+def singular_phrase(phrase: str) -> str:
+    """The phrase with its last word in the singular ("categories" → "category", "people" →
+    "person"); a singular last word keeps its form."""
+    head, _, last = phrase.rpartition(" ")
+    if not last or not last[-1].isalpha():
+        return phrase
+    single = inflect_engine().singular_noun(last) or last
+    return f"{head} {single}" if head else single
+
+
+def is_plural(phrase: str) -> bool:
+    """Whether the phrase's last word is a plural noun ("customers", "people", "IDs")."""
+    last = phrase.rpartition(" ")[2]
+    if len(last) > 2 and last[:-1].isupper() and last.endswith("s"):
+        return True
+    return bool(last) and last[-1].isalpha() and bool(inflect_engine().singular_noun(last))

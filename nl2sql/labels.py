@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from nl2sql.inflection import is_plural, plural_phrase, singular_phrase
 from nl2sql.plan import (
     Aggregate,
     Arithmetic,
@@ -251,7 +252,7 @@ def _measure_label(name: str, expr: Expr, plan: PlanModel) -> str:
         if column is None:
             return _plural_label(table)
         if expr.distinct and is_key_name(column) and len(words(column)) > 1:
-            return _plural(humanize("_".join(words(column)[:-1])))  # distinct customer ids: "Customers"
+            return plural_phrase(humanize("_".join(words(column)[:-1])))  # distinct customer ids: "Customers"
         return f"{'Distinct ' if expr.distinct else ''}{humanize(column)}{'' if expr.distinct else ' count'}"
     if column is None:
         return humanize(name)
@@ -259,15 +260,9 @@ def _measure_label(name: str, expr: Expr, plan: PlanModel) -> str:
     return f"{_FUNC_WORDS[expr.func]} {label[:1].lower() + label[1:] if not words(column)[0].isupper() else label}"
 
 
-def _plural(label: str) -> str:
-    if label.endswith("s"):
-        return label
-    return label[:-1] + "ies" if label.endswith("y") and label[-2:-1] not in tuple("aeiou") else label + "s"
-
-
 def _plural_label(name: str) -> str:
     label = humanize(name)
-    return label if label.lower().endswith("s") else f"{label} count"
+    return label if is_plural(label) else f"{label} count"
 
 
 def _column_name(expr: Expr | None) -> str | None:
@@ -303,7 +298,7 @@ _TABLE_PREFIXES = {"tbl", "tb", "dim", "fact", "fct", "stg", "vw"}
 def _mechanical(alias: str, names: Iterable[str]) -> bool:
     """Whether an alias only says what the expression says (`count_orders`, `order_count`)."""
     allowed = {w.lower() for n in names for w in words(n)}
-    allowed |= {w.rstrip("s") for w in allowed} | {w + "s" for w in allowed}
+    allowed |= {singular_phrase(w) for w in allowed} | {plural_phrase(w) for w in allowed}
     return all(w.lower() in allowed or w.lower() in _MECHANICAL for w in words(alias))
 
 

@@ -1,4 +1,4 @@
-"""One-line hints for the magic's messages: a close datasource, table or column name."""
+"""One-line hints for the magic's and the run widget's messages: a close datasource, table or column name."""
 
 from __future__ import annotations
 
@@ -34,6 +34,18 @@ def unknown_datasource(name: str, known: list[str]) -> str:
     if close:
         message += f"; did you mean {close!r}?"
     return message + f" (known: {', '.join(known)})"
+
+
+def problem_line(result: QueryResult) -> str | None:
+    """For a run that failed: one line with its first error and, where one helps, a hint."""
+    if result.status not in ("error", "not_answerable"):
+        return None
+    first = result.first_error
+    line = f"nl2sql: {result.status}"
+    if first is not None:
+        line += f": {first.message}"
+    hint = question_hint(result.session, result)
+    return f"{line} — hint: {hint}" if hint else line
 
 
 def question_hint(session: Session, result: QueryResult) -> str | None:

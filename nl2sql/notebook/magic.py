@@ -150,9 +150,9 @@ class NL2SQL(Magics, Configurable):
         if opts.pin:
             pinned = result.pin()
             print(f"Pinned {len(pinned.plans)} plan(s): the next run of this question uses them.")
-        hint = _problem_line(session, result)
-        if hint:
-            print(hint, file=sys.stderr)
+        problem = hints.problem_line(result) if view is None else None  # a view shows its own
+        if problem:
+            print(problem, file=sys.stderr)
         return result
 
     def _open(self, variable: str | None, model: str | None, view: Any) -> Session:
@@ -268,18 +268,6 @@ class NL2SQL(Magics, Configurable):
             self._session = connect(config=self.config_file or None, models=models, settings=settings)
             self._session_key = key
         return self._session
-
-
-def _problem_line(session: Session, result: QueryResult) -> str | None:
-    """For a run that failed: one line with its first error and, where one helps, a hint."""
-    if result.status not in ("error", "not_answerable"):
-        return None
-    first = result.first_error
-    line = f"nl2sql: {result.status}"
-    if first is not None:
-        line += f": {first.message}"
-    hint = hints.question_hint(session, result)
-    return f"{line} — hint: {hint}" if hint else line
 
 
 def _check_model(spec: str) -> None:

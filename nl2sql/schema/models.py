@@ -10,8 +10,17 @@ import hashlib
 import json
 import threading
 import weakref
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# how many rows of each end one value of a relationship's key meets: `from`-to-`to`
+Cardinality = Literal["many-to-one", "one-to-one", "one-to-many", "many-to-many"]
+
+
+def many_ends(cardinality: Cardinality) -> tuple[bool, bool]:
+    """(several referencing rows, several referenced rows) may share one key value."""
+    return cardinality in ("many-to-one", "many-to-many"), cardinality in ("one-to-many", "many-to-many")
 
 
 class Column(BaseModel):
@@ -58,6 +67,19 @@ class ForeignKey(BaseModel):
     # added by the analyst's semantic layer (not declared by the database); dumps of declared
     # keys are unchanged, and the fingerprint covers the key, not where it came from
     from_layer: bool = Field(default=False, exclude_if=lambda v: not v)
+    # a layer's relationship may say otherwise (a one-to-one extension table); a declared key is
+    # many-to-one, and its dump (the fingerprint too) shows the field only when it says otherwise
+    cardinality: Cardinality = Field(default="many-to-one", exclude_if=lambda v: v == "many-to-one")
+
+    @property
+    def repeats_referenced(self) -> bool:
+        """Whether a joined row of the referenced table may be repeated (several rows here)."""
+        return many_ends(self.cardinality)[0]
+
+    @property
+    def repeats_referencing(self) -> bool:
+        """Whether a joined row of this table may be repeated (several referenced rows)."""
+        return many_ends(self.cardinality)[1]
 
 
 class SemanticTerm(BaseModel):
@@ -190,7 +212,9 @@ class SchemaSnapshot(BaseModel):
                 "t": t.key,
                 "c": [(c.name, c.type) for c in t.columns],
                 "pk": t.primary_key,
-                "fk": [(f.columns, f.ref_table, f.ref_columns) for f in t.foreign_keys],
+                "fk": [(f.columns, f.ref_table, f.ref_columns)
+                       + ((f.cardinality,) if f.cardinality != "many-to-one" else ())
+                       for f in t.foreign_keys],
                 # the layer changes what a question means: a pin made before it is stale
                 **({"s": t.semantic.model_dump(mode="json")} if t.semantic is not None else {}),
             }

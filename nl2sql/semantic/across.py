@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from nl2sql.schema.models import SchemaSnapshot
-from nl2sql.semantic.models import Cardinality, Relationship
+from nl2sql.schema.models import Cardinality, SchemaSnapshot, many_ends
+from nl2sql.semantic.models import Relationship
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,7 @@ class CrossRelationship:
 
     def many_on(self, source: str) -> bool:
         """Whether a key value may occur on several rows of `source`'s end."""
-        many_from = self.cardinality in ("many-to-one", "many-to-many")
-        many_to = self.cardinality in ("one-to-many", "many-to-many")
+        many_from, many_to = many_ends(self.cardinality)
         return many_from if self.from_.source == source else many_to
 
     def text(self) -> str:

@@ -52,7 +52,7 @@ def apply_source_layer(snapshot: SchemaSnapshot, layer: SourceLayer, origin: str
         child, parent = resolve_column(snapshot, rel.from_, where), resolve_column(snapshot, rel.to, where)
         foreign.setdefault(child.table.key, []).append(
             ForeignKey(columns=[child.column.name], ref_table=parent.table.key,
-                       ref_columns=[parent.column.name], from_layer=True))
+                       ref_columns=[parent.column.name], from_layer=True, cardinality=rel.cardinality))
     for term in layer.terms:
         if term.value is None and term.order is None and "." not in term.means:
             found = snapshot.table(term.means)
@@ -93,12 +93,16 @@ def apply_source_layer(snapshot: SchemaSnapshot, layer: SourceLayer, origin: str
 
 def _annotated(table: Table, semantic: TableSemantics | None, foreign: list[ForeignKey],
                column_notes: dict[tuple[str, str], str], description: str | None) -> Table:
+    layer = {(tuple(f.columns), f.ref_table.lower()): f for f in foreign}
+    # a declared key the layer restates takes the layer's cardinality (a one-to-one extension)
+    kept = [f.model_copy(update={"cardinality": layer[key].cardinality}) if key in layer else f
+            for f in table.foreign_keys for key in [(tuple(f.columns), f.ref_table.lower())]]
     declared = {(tuple(f.columns), f.ref_table.lower()) for f in table.foreign_keys}
-    added = [f for f in foreign if (tuple(f.columns), f.ref_table.lower()) not in declared]
+    added = [f for key, f in layer.items() if key not in declared]
     columns = [_described(c, column_notes.get((table.key, c.name))) for c in table.columns]
     return table.model_copy(update={
         "semantic": semantic,
-        "foreign_keys": [*table.foreign_keys, *added],
+        "foreign_keys": [*kept, *added],
         "columns": columns,
         "description": description or table.description,
     })

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Cardinality = Literal["many-to-one", "one-to-one", "one-to-many", "many-to-many"]
+from nl2sql.schema.models import Cardinality
 
 
 class _Entry(BaseModel):

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Unicode
 
 from nl2sql.errors import safe_one_line
+from nl2sql.notebook.hints import problem_line
 from nl2sql.notebook.html import header_html, render_html
 from nl2sql.notebook.text import render_text
 from nl2sql.notebook.widgets.actions import ActionBar
@@ -111,6 +112,9 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.page_size = page_size
         self.result: QueryResult | None = None
         self.header = widgets.HTML()
+        #: the shown run's error and hint, in red (a re-run that answers replaces it)
+        self.problem = widgets.HTML()
+        self.problem_text = ""
         self.progress = ProgressLog()
         self.status_line = StatusLine()
         self.live: widgets.Widget | None = None  # what the magic shows while the run goes
@@ -122,8 +126,8 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.actions: ActionBar | None = None
         self.actions_box = widgets.VBox()
         self.tabs = widgets.Tab()
-        super().__init__([self.header, self.status_line, self.run_log, self.actions_box, self.notice,
-                          self.tabs], **kwargs)
+        super().__init__([self.header, self.problem, self.status_line, self.run_log, self.actions_box,
+                          self.notice, self.tabs], **kwargs)
         if result is not None:
             self.show(result)
 
@@ -142,13 +146,15 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         """Render `result`: header, buttons and the tabs (replacing what was shown)."""
         self.result = result
         self.header.value = header_html(result)
+        self.problem_text = problem_line(result) or ""
+        self.problem.value = f'<p style="color:#c62828">{escape(self.problem_text)}</p>' if self.problem_text else ""
         self.status_line.clear()
         self.actions = ActionBar(result, self._act)
         self.exports = ExportRow(result, self.session_variable)
         self.actions_box.children = (self.actions, self.exports)
         self.tabs = build_tabs(result, self.page_size, act=self._act)
-        self.children = (self.header, self.status_line, self.run_log, self.actions_box, self.notice,
-                         self.tabs)
+        self.children = (self.header, self.problem, self.status_line, self.run_log, self.actions_box,
+                         self.notice, self.tabs)
         self.run_log.selected_index = None
         self.status = result.status
 
@@ -192,8 +198,9 @@ class RunView(widgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         data = super()._repr_mimebundle_(**kwargs) or {}
         if self.result is not None:
             # Seen where widgets cannot render; deterministic, so nbval compares it.
-            data["text/plain"] = render_text(self.result)
-            data["text/html"] = render_html(self.result)
+            # a failed run's error line first, as the widget shows it
+            data["text/plain"] = "".join(f"{t}\n" for t in [self.problem_text] if t) + render_text(self.result)
+            data["text/html"] = self.problem.value + render_html(self.result)
         return data
 
     def __repr__(self) -> str:

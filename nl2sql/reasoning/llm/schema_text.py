@@ -152,7 +152,9 @@ def join_paths(tables: list[Table]) -> str:
                 f"{table.key}.{a} = {fk.ref_table}.{b}"
                 for a, b in zip(fk.columns, fk.ref_columns, strict=False)
             )
-            lines.append(f"- {pairs}")
+            # many-to-one goes without saying; a layer's one-to-one join repeats no rows
+            said = f" ({fk.cardinality})" if fk.cardinality != "many-to-one" else ""
+            lines.append(f"- {pairs}{said}")
     return "Join paths (foreign keys):\n" + "\n".join(lines) if lines else ""
 
 

@@ -29,6 +29,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from nl2sql.inflection import plural_phrase, singular_phrase
 from nl2sql.labels import Kind, describe_columns, humanize, table_noun
 from nl2sql.plan import ColumnRef, PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
@@ -232,17 +233,9 @@ def _count_of(r: ResultPreview, dims: list[int]) -> str:
     words = r.column_label(dims[0]).lower().split() if len(dims) == 1 else []
     if len(words) > 1 and words[-1] in ("name", "title", "label", "id", "code"):
         words = words[:-1]
-    noun = _plural(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
+    noun = plural_phrase(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
     more = "+" if r.truncated else ""
     return f"{r.row_count:,}{more} {noun}"
-
-
-def _plural(noun: str) -> str:
-    if noun.endswith("s"):
-        return noun
-    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
-        return noun[:-1] + "ies"
-    return noun + "s"
 
 
 def _table(r: ResultPreview) -> str:
@@ -264,7 +257,7 @@ def _listed(r: ResultPreview) -> str:
     """A list of entities: how many matched, named by the plan's table ("18 customers match")."""
     noun = _table_noun(r)
     if r.row_count == 1:
-        noun = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1] if noun.endswith("s") else noun
+        noun = singular_phrase(noun)
         return f"1 {noun} matches."
     if r.truncated:
         return f"At least {r.row_count:,} {noun} match; the table shows the first {r.row_count:,}."
@@ -281,7 +274,7 @@ def _table_noun(r: ResultPreview, column: int | None = None) -> str:
         expr = r.plan.select[column].expr
         if isinstance(expr, ColumnRef) and expr.table is not None:
             name = r.plan.alias_map().get(expr.table, name)
-    return _plural(humanize(table_noun(name)).lower())
+    return plural_phrase(humanize(table_noun(name)).lower())
 
 
 def _spread(r: ResultPreview, dims: list[int], m: int) -> str:
@@ -291,7 +284,7 @@ def _spread(r: ResultPreview, dims: list[int], m: int) -> str:
     label = r.column_label(m)
     noun = label[:1].lower() + label[1:] if not label[:2].isupper() else label
     if counted and noun.endswith(" count"):
-        noun = _plural(noun[: -len(" count")])  # a count of rows reads "the most <rows>"
+        noun = plural_phrase(noun[: -len(" count")])  # a count of rows reads "the most <rows>"
     most, least = ("most", "fewest") if counted else ("highest", "lowest")
 
     roles = _roles(r)

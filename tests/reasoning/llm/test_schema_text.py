@@ -82,6 +82,14 @@ def test_join_paths_only_link_tables_that_are_shown():
     assert text.splitlines() == ["Join paths (foreign keys):", "- entity_2.id = entity_1.id"]
 
 
+def test_a_join_path_says_a_cardinality_other_than_many_to_one():
+    snapshot = _wide_schema(tables=2, columns=1)
+    child = snapshot.tables[1]
+    one = child.model_copy(update={"foreign_keys": [
+        fk.model_copy(update={"cardinality": "one-to-one"}) for fk in child.foreign_keys]})
+    assert join_paths([snapshot.tables[0], one]).splitlines()[1:] == ["- entity_1.id = entity_0.id (one-to-one)"]
+
+
 def test_several_datasources_share_the_budget(shop):
     big = _wide_schema(tables=60, columns=8)
     text = render_sources({"shop": shop, "big": big}, {"shop": "the web shop"}, 4000)

@@ -20,7 +20,7 @@ from nl2sql.reasoning.offline.catalog.naming import (
 )
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
-from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.schema.models import Cardinality, Column, SchemaSnapshot, Table, many_ends
 from nl2sql.schema.relationships import infer_relationships, inferred_key, name_match
 
 _LABEL_WORDS = ("nam", "titl", "label")
@@ -66,6 +66,14 @@ class FKEdge:
         int, int
     ]  # (position of src in the snapshot, position of the FK): declaration order
     inferred: str = ""  # for an edge no key declares: the evidence it was inferred from
+    # `src` to `dst`, as a layer's relationship says; an inferred edge (whose one-to-one is only
+    # "nearly unique" in the sampled rows) stays many-to-one
+    cardinality: Cardinality = "many-to-one"
+
+    def fans_out(self, leaving: str) -> bool:
+        """Whether joining along the edge from the table `leaving` may repeat its rows."""
+        many_src, many_dst = many_ends(self.cardinality)
+        return many_src if leaving == self.dst else many_dst
 
 
 @dataclass
@@ -327,7 +335,8 @@ def _index_edges(idx: SchemaIndex) -> None:
             if ref is None or not fk.columns or len(fk.columns) != len(fk.ref_columns):
                 continue
             idx.edges.append(
-                FKEdge(table.key, tuple(fk.columns), ref.key, tuple(fk.ref_columns), (pos, k))
+                FKEdge(table.key, tuple(fk.columns), ref.key, tuple(fk.ref_columns), (pos, k),
+                       cardinality=fk.cardinality)
             )
     # after the declared ones, strongest first: the rank keeps declared edges ahead in ties
     base = len(idx.snapshot.tables)

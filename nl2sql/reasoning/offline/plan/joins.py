@@ -96,7 +96,7 @@ def connect(
             tree.ambiguous = True
             tree.notes.append(_note(chosen, paths[1], target))
         for a, b, edge in chosen:
-            tree.steps.append(JoinStep(b, a, edge, fan_out=edge.dst == a and edge.src == b))
+            tree.steps.append(JoinStep(b, a, edge, fan_out=edge.fans_out(leaving=a)))
         pending = [t for t in pending if t not in tree.tables]
     return tree
 

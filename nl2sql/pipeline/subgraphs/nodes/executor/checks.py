@@ -140,12 +140,15 @@ def _metric_repeats(base: Table, name: str, snapshot: SchemaSnapshot) -> bool:
 
 
 def _repeats_base(base_key: str, other_key: str, snapshot: SchemaSnapshot) -> bool:
-    """True when `other` references `base` (one base row, many other rows)."""
-    other = snapshot.table(other_key)
+    """True when the join with `other` may meet one base row several times: `other` references
+    `base` by a key that is not its own primary key nor one-to-one, or `base` references
+    `other` by a one-to-many or many-to-many relationship."""
+    other, base = snapshot.table(other_key), snapshot.table(base_key)
     if other is None:
         return False
     for fk in other.foreign_keys:
         if fk.ref_table.lower() == base_key.lower():
             unique = set(fk.columns) == set(other.primary_key)
-            return not unique
-    return False
+            return fk.repeats_referenced and not unique
+    return base is not None and any(fk.ref_table.lower() == other_key.lower() and fk.repeats_referencing
+                                    for fk in base.foreign_keys)
