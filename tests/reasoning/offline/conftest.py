@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,20 @@ def lookup(library_db: Path):
 
     values.calls = calls
     return values
+
+
+@pytest.fixture(scope="session")
+def sqlite_sources() -> Callable[[Path, dict[str, str]], dict[str, str]]:
+    """A builder: `build(folder, {name: script})` writes one SQLite file per script and returns
+    the sources mapping `nl2sql.connect(sources=...)` takes."""
+
+    def build(folder: Path, scripts: dict[str, str]) -> dict[str, str]:
+        sources = {}
+        for name, script in scripts.items():
+            path = folder / f"{name}.sqlite"
+            with sqlite3.connect(path) as con:
+                con.executescript(script)
+            sources[name] = str(path)
+        return sources
+
+    return build

@@ -4,8 +4,6 @@ snake_case, camelCase and glued lower-case names, none with declared keys."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 import nl2sql
@@ -33,13 +31,8 @@ _GLUED = """
 
 
 @pytest.fixture()
-def session(tmp_path):
-    sources = {}
-    for name, ddl in (("snake", _SNAKE), ("glued", _GLUED)):
-        path = tmp_path / f"{name}.sqlite"
-        with sqlite3.connect(path) as con:
-            con.executescript(ddl)
-        sources[name] = str(path)
+def session(tmp_path, sqlite_sources):
+    sources = sqlite_sources(tmp_path, {"snake": _SNAKE, "glued": _GLUED})
     return nl2sql.connect(sources=sources, settings={"project_dir": str(tmp_path / "p")})
 
 

@@ -6,8 +6,6 @@ declared keys."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 import nl2sql
@@ -36,14 +34,9 @@ _CAMEL = """
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory):
+def session(tmp_path_factory, sqlite_sources):
     tmp_path = tmp_path_factory.mktemp("reading")
-    sources = {}
-    for name, ddl in (("snake", _SNAKE), ("camel", _CAMEL)):
-        path = tmp_path / f"{name}.sqlite"
-        with sqlite3.connect(path) as con:
-            con.executescript(ddl)
-        sources[name] = str(path)
+    sources = sqlite_sources(tmp_path, {"snake": _SNAKE, "camel": _CAMEL})
     return nl2sql.connect(sources=sources, settings={"project_dir": str(tmp_path / "p")})
 
 

@@ -26,15 +26,8 @@ _CAMEL = """
 
 
 @pytest.fixture(scope="module")
-def sources(tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp("ratio")
-    out = {}
-    for name, ddl in (("snake", _SNAKE), ("camel", _CAMEL)):
-        path = tmp_path / f"{name}.sqlite"
-        with sqlite3.connect(path) as con:
-            con.executescript(ddl)
-        out[name] = str(path)
-    return out
+def sources(tmp_path_factory, sqlite_sources):
+    return sqlite_sources(tmp_path_factory.mktemp("ratio"), {"snake": _SNAKE, "camel": _CAMEL})
 
 
 @pytest.fixture(scope="module")
