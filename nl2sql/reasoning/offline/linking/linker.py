@@ -10,7 +10,9 @@ Rules, in order (each consumes its words):
    the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
    links, and the value is emitted as stored.
 5. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
-   by the lexicon; whatever is left is unexplained, and the planner refuses it.
+   by the lexicon; a verb between two entities the schema graph connects ("publications presented
+   at conferences") is explained by that path (`relations`); whatever is left is unexplained,
+   and the planner refuses it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
+from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token, canon, irregular_verb
 
@@ -45,6 +48,11 @@ def link(
     close_values(tokens, idx, rest, used, out, lookup)
     out.lexical = [t for t in rest if t.index not in used and is_lexical(t)]
     used.update(t.index for t in out.lexical)
+    left = [t for t in rest if t.index not in used and t.low not in FRAME]
+    for rel in relation_verbs(tokens, idx, out, left):
+        out.lexical.append(rel.word)
+        out.relations.append(rel)
+        used.add(rel.word.index)
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
     if tokens and tokens[0].low == "where" and 0 not in used:
         out.unexplained.insert(0, tokens[0])  # "where …?" with no place column to answer it

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nl2sql.reasoning.llm.run_limits import checkpoint
-from nl2sql.reasoning.offline.catalog.index import Element
+from nl2sql.reasoning.offline.catalog.index import Element, FKEdge
 from nl2sql.reasoning.offline.words.text import Token
 
 _VALUE_LEADS = {
@@ -60,6 +60,37 @@ class ValueMatch:
     negated: bool = False
 
 
+@dataclass(frozen=True)
+class Relation:
+    """A verb read as the schema path between the entity before it and the entity after it."""
+
+    word: Token
+    path: tuple[str, ...]  # tables from the entity before to the entity after
+    edges: tuple[FKEdge, ...]
+    guessed: bool = False  # the entity before is not the nearest one: chosen by the shortest path
+
+    def describe(self) -> str:
+        """The reasoning line: which tables the verb links, along which keys."""
+        keys = "; ".join(
+            ", ".join(
+                f"{e.src}.{a} = {e.dst}.{b}" for a, b in zip(e.src_cols, e.dst_cols, strict=True)
+            )
+            + (" (inferred)" if e.inferred else "")
+            for e in self.edges
+        )
+        bridge = f" through {self.path[1]}" if len(self.path) > 2 else ""
+        guess = (
+            f"; {self.path[0]} is not the nearest entity before it, chosen as the closest in "
+            "the schema"
+            if self.guessed
+            else ""
+        )
+        return (
+            f"'{self.word.text}' read as the link {self.path[0]} → {self.path[-1]}{bridge} "
+            f"({keys}{guess})"
+        )
+
+
 @dataclass
 class Linking:
     mentions: list[Mention] = field(default_factory=list)
@@ -67,6 +98,7 @@ class Linking:
     unexplained: list[Token] = field(default_factory=list)
     value_like: list[Token] = field(default_factory=list)  # unexplained words that look like values
     lexical: list[Token] = field(default_factory=list)  # relation verbs and filler words (lexicon)
+    relations: list[Relation] = field(default_factory=list)  # verbs read as schema paths
     lookups: int = 0
 
     def mentioned_tables(self) -> list[str]:

@@ -32,6 +32,7 @@ from nl2sql.reasoning.offline.words.scan import Scan, scan
 from nl2sql.reasoning.offline.words.text import STOP
 
 _INFERRED_JOIN_PENALTY = 0.05
+_GUESSED_RELATION_PENALTY = 0.2
 _NESTED = {"above", "below", "than", "over", "under", "exceeds", "exceeding"}
 
 
@@ -145,6 +146,8 @@ def read_linked(
         notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
         penalty += 0.3
     penalty += 0.05 * min(len(linking.unexplained), 4)
+    # a verb whose subject was chosen among several earlier entities is a guess
+    penalty += _GUESSED_RELATION_PENALTY * sum(rel.guessed for rel in linking.relations)
     heuristic = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
     facts = evidence(s, linking, q, builder.tree, heuristic)
     return Outcome(plan, calibrated(facts), _reasoning(q, linking, notes), q, linking, notes, facts,
@@ -271,6 +274,7 @@ def _reasoning(q: Query, linking: Linking, notes: list[str]) -> str:
         parts.append("order by " + ", ".join(f"{_show(t)} {d}" for t, d in q.order[:2]))
     if q.limit is not None:
         parts.append(f"limit {q.limit}")
+    parts += [rel.describe() for rel in linking.relations]
     unexplained = [t.text for t in linking.unexplained]
     if unexplained:
         parts.append("not used: " + ", ".join(unexplained))

@@ -2,7 +2,8 @@
 
 - A value becomes `column = 'stored value'` (several values of one column: IN; "not"/"except"
   before it: != / NOT IN). A column named right beside the value picks its column; otherwise the
-  column of a context table wins, then the nearest by FK hops; a remaining tie is reported.
+  column of a context table wins, then the nearest by FK hops, then the one column named with the
+  preposition before the value ("from LAX" -> `from_airport`); a remaining tie is reported.
 - Numeric comparisons are in `comparisons.py`.
 - A date condition applies to a date column named beside it, else to a date column of the table
   named just before it, else of the root table; among several date columns the one whose words the
@@ -19,7 +20,7 @@ from nl2sql.reasoning.offline.linking.linker import Mention, ValueMatch
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
 from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Part, Unclear, iso
 from nl2sql.reasoning.offline.words.dates import DateCond
-from nl2sql.reasoning.offline.words.text import STOP, Token
+from nl2sql.reasoning.offline.words.text import STOP, Token, split_identifier
 
 _NEGATIONS = {"not", "except", "excluding", "without", "non", "exclude", "excluded", "other"}
 _GAP_WORDS = STOP | {
@@ -131,12 +132,33 @@ def _choose_option(
     ranked, tie = res.nearest(v.options)
     if not tie:
         return ranked[0], None
+    named_by = _by_preposition(v, ranked, tokens)
+    if named_by:
+        return named_by[0], None
     other = ranked[1]
     note = (
         f"'{v.text}' is a value of {ranked[0][0]}.{ranked[0][1]} and of {other[0]}.{other[1]}; "
         f"chose {ranked[0][0]}.{ranked[0][1]} (declaration order) — name the column to choose"
     )
     return ranked[0], note
+
+
+def _by_preposition(
+    v: ValueMatch, ranked: list[tuple[str, str, str]], tokens: list[Token]
+) -> list[tuple[str, str, str]]:
+    """ "flights from LAX to ORD": when a value is stored in several columns, the preposition
+    right before it picks the one column of the nearest table named with that word
+    (`from_airport`, `to_airport`)."""
+    before = [t for t in tokens[: v.start] if t.low not in ("the", "a", "an")]
+    if not before or before[-1].kind != "word" or before[-1].low not in STOP:
+        return []
+    word = before[-1].low
+    hits = [
+        o
+        for o in ranked
+        if o[0] == ranked[0][0] and word in (w.lower() for w in split_identifier(o[1]))
+    ]
+    return hits if len({c for _, c, _ in hits}) == 1 else []
 
 
 def _replaced(replace: dict[str, Any], table: str, column: str, stored: str) -> str:

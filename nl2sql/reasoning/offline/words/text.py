@@ -112,6 +112,19 @@ def _irregular_noun(w: str) -> str | None:
 
 
 @lru_cache(maxsize=65536)
+def verb_lemma(word: str) -> str | None:
+    """The base of `word` read as a verb ("presented" -> "present", "offer" -> "offer"), from
+    lemminflect's dictionary; None when the word is no verb form."""
+    lemmas = _lemmas(word.lower()).get("VERB", ())
+    return str(lemmas[0]) if lemmas else None
+
+
+def is_noun(word: str) -> bool:
+    """lemminflect's dictionary knows `word` as a noun ("offer", "part", "stop")."""
+    return bool(_lemmas(word.lower()).get("NOUN"))
+
+
+@lru_cache(maxsize=65536)
 def irregular_verb(w: str) -> str | None:
     """The base of an irregular verb form ("sold" -> "sell", "born" -> "bear"), from lemminflect's
     dictionary; None for a base form, a regular form or a word that is no verb."""
