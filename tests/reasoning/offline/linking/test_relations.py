@@ -69,11 +69,19 @@ def test_a_verb_reads_as_the_declared_key_between_two_entities(session):
     assert "talks.venue_id = venues.venue_id" in _planner_reasoning(result)
 
 
-def test_a_verb_between_an_entity_and_its_own_value_stays_unexplained(session):
-    # no second table: the verb names no relationship the schema holds
-    result = session.ask("Which festivals sparkled in Lyon?", datasource="camel")
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        # no second table: the verb names no relationship the schema holds
+        ("Which festivals sparkled in Lyon?", "sparkled"),
+        # "part" after "are" is the noun, not the verb "to part"
+        ("Which chefs are part of festivals in Lyon?", "part"),
+    ],
+)
+def test_a_word_that_reads_no_relation_stays_unexplained(session, question, word):
+    result = session.ask(question, datasource="camel")
     assert result.status != "success" and result.sql is None
-    assert "'sparkled'" in result.first_error.message
+    assert f"'{word}'" in result.first_error.message
 
 
 def test_the_preposition_before_a_value_picks_the_column_named_with_it(session):
