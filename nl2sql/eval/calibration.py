@@ -31,7 +31,8 @@ _STEPS = 50
 #: Evidence that can only make a reading less likely (a weight above 0 is fitted noise: with a
 #: few hundred records an ambiguous join path can happen to be right more often than not) …
 AGAINST = frozenset({"inferred_joins", "ambiguous_join", "fan_out", "weak_links", "unlinked_share",
-                     "values_close", "nested", "tables", "aggregate_over_join", "inferred_share"})
+                     "values_close", "nested", "tables", "aggregate_over_join", "inferred_share",
+                     "unnamed_shown"})
 #: … and evidence that can only make it more likely. A feature fitted with the wrong sign is
 #: left out and the model refitted without it.
 FOR = frozenset({"heuristic", "margin", "values_stored", "values_looked_up"})

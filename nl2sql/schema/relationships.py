@@ -260,7 +260,10 @@ def inferred_key(table: Table) -> str | None:
     named = [c for c in table.columns if _kind(c) and _unique(table, c) and _own_name(table, c)]
     # `store_id` over a unique `store_name`: the one with a key suffix identifies the row
     keyish = [c for c in named if split_words(c.name)[-1] in KEY_SUFFIXES or _key_stem(c.name)]
-    for found in (keyish, named):
+    # `workshop_id` over a unique `number`: an id is made to identify a row, while a number or a
+    # code the rows happen not to repeat is often something the business writes down
+    ids = [c for c in keyish if split_words(c.name)[-1] == "id" or c.name.lower().endswith("id")]
+    for found in (ids, keyish, named):
         if found:
             return found[0].name if len(found) == 1 else None
     return None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -35,9 +36,11 @@ _STRONG_FORMS = ("name", "original", "qualified")
 
 
 def evidence(
-    s: Scan, linking: Linking, q: Query, tree: JoinTree | None, heuristic: float
+    s: Scan, linking: Linking, q: Query, tree: JoinTree | None, heuristic: float,
+    table_words: Mapping[str, tuple[str, ...]] | None = None,
 ) -> dict[str, float]:
-    """The named evidence of one planned reading (every value a plain number)."""
+    """The named evidence of one planned reading (every value a plain number); `table_words`
+    are the words of each table's name (a table whose head noun the question says is named)."""
     refs = used_refs(q)
     used = [m for m in linking.mentions if any(e.ref in refs for e in m.candidates)]
     weak = sum(1 for m in used if _chosen(m, refs).form not in _STRONG_FORMS)
@@ -64,6 +67,7 @@ def evidence(
         "nested": float(bool(q.in_subquery or q.anti or q.set_op)),
         "grouped": float(bool(q.group)),
         "words": float(len(content)),
+        "unnamed_shown": float(unnamed_shown(s, linking, q, table_words or {})),
     }
     for shape in SHAPES:
         features[f"shape_{shape}"] = float(q.shape == shape)
@@ -137,6 +141,19 @@ def margin(linking: Linking, q: Query) -> float:
     refs = used_refs(q)
     used = [m for m in linking.mentions if any(e.ref in refs for e in m.candidates)]
     return min((_margin(m, refs) for m in used), default=1.0)
+
+
+def unnamed_shown(s: Scan, linking: Linking, q: Query,
+                  table_words: Mapping[str, tuple[str, ...]]) -> int:
+    """How many columns the answer shows from a table no word of the question names: neither
+    the table's head noun nor a column's full name, only a short or generic word ("the name of
+    the brewers" read as a nation's name). Such a column is a guess at whose it is."""
+    refs = used_refs(q)
+    named = {e.table for m in linking.mentions for e in m.candidates
+             if e.ref in refs and (e.column is None or e.form in _STRONG_FORMS)}
+    said = {t.canon for t in s.tokens}
+    named |= {table for table, words in table_words.items() if words and words[-1] in said}
+    return sum(1 for t, _ in q.select if isinstance(t, Col) and t.table not in named)
 
 
 def _chosen(m: Any, refs: set[str]) -> Any:

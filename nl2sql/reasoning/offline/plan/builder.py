@@ -56,6 +56,7 @@ class PlanBuilder:
         self.notes: list[str] = []
         self.tree: JoinTree | None = None
         self.inferred: list[str] = []  # joins along undeclared relationships, nested ones too
+        self.repeated_count = ""  # why a COUNT(*) may count rows a join repeats ("": it cannot)
 
     def build(self, q: Query) -> PlanModel:
         """The PlanModel of `q`; JoinError when its tables are not connected."""
@@ -179,9 +180,14 @@ class PlanBuilder:
         pk = self.idx.pk(table)
         repeated = table != self.q.root or (self.tree is not None and self.tree.fans_out)
         if (repeated or self.avoid_fan_out) and len(pk) == 1:
-            if self.tree is not None and self.tree.fans_out:
-                self.notes.append(f"joins repeat {table} rows: counting DISTINCT {table}.{pk[0]}")
+            note = f"joins repeat {table} rows: counting DISTINCT {table}.{pk[0]}"
+            if self.tree is not None and self.tree.fans_out and note not in self.notes:
+                self.notes.append(note)
             return Aggregate(func="count", arg=self._expr(Col(table, pk[0])), distinct=True)
+        if repeated and self.tree is not None and self.tree.fans_out:
+            # nothing identifies a row to count once: COUNT(*) may count some rows twice
+            self.repeated_count = f"joins repeat {table} rows and no key identifies one: " \
+                "the count may include repeats"
         return Aggregate(func="count", arg=None)
 
     def _cond(self, c: Cond) -> Expr:

@@ -18,7 +18,7 @@ from nl2sql.errors import Refusal, RefusalCode
 from nl2sql.plan import ColumnRef, PlanModel, is_aggregate, walk
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
-from nl2sql.reasoning.offline.confidence import calibrated, evidence, used_refs
+from nl2sql.reasoning.offline.confidence import calibrated, evidence, unnamed_shown, used_refs
 from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
 from nl2sql.reasoning.offline.plan.fit import check_fit
@@ -33,6 +33,11 @@ from nl2sql.reasoning.offline.words.text import STOP
 
 _INFERRED_JOIN_PENALTY = 0.05
 _GUESSED_RELATION_PENALTY = 0.2
+#: a reading that had to guess (a count that may include rows a join repeats, a column whose
+#: table no word names, "that region" with nothing before it) falls under min_confidence
+_GUESS_PENALTY = 0.5
+_DEMONSTRATIVES = ("that", "this", "those", "these")
+_PREPOSITIONS = ("to", "of", "in", "for", "with", "from", "by", "at", "on", "about")
 _NESTED = {"above", "below", "than", "over", "under", "exceeds", "exceeding"}
 
 
@@ -145,11 +150,26 @@ def read_linked(
     if builder.tree and builder.tree.fans_out and _sums(q):
         notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
         penalty += 0.3
+    if builder.repeated_count:
+        notes.append(builder.repeated_count)
+        penalty += _GUESS_PENALTY
+    if unnamed := unnamed_shown(s, linking, q, idx.table_words):
+        # a column picked by a generic word ("name", "id") from a table no word names
+        notes.append(f"{unnamed} column(s) shown from a table the question does not name")
+        penalty += _GUESS_PENALTY
+    dangling = _dangling_reference(s, linking)
+    if dangling:
+        notes.append(f"{dangling} refers to something the question does not say")
+        penalty += _GUESS_PENALTY
+    own = _counted_per_own_name(q, idx)
+    if own:
+        notes.append(f"counts {own} rows per {own}'s own key or name: each group holds one row")
+        penalty += _GUESS_PENALTY
     penalty += 0.05 * min(len(linking.unexplained), 4)
     # a verb whose subject was chosen among several earlier entities is a guess
     penalty += _GUESSED_RELATION_PENALTY * sum(rel.guessed for rel in linking.relations)
     heuristic = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
-    facts = evidence(s, linking, q, builder.tree, heuristic)
+    facts = evidence(s, linking, q, builder.tree, heuristic, idx.table_words)
     return Outcome(plan, calibrated(facts), _reasoning(q, linking, notes), q, linking, notes, facts,
                    s, builder.tree)
 
@@ -225,6 +245,36 @@ def _check_nested(s: Scan) -> None:
             raise Unclear(
                 f"comparing with '{a.text} the {c.text} …' (a nested query) is not supported"
             )
+
+
+def _dangling_reference(s: Scan, linking: Linking) -> str:
+    """ "… belonging to that region": a demonstrative after a preposition points back at
+    something; when no earlier word of the question names what it points at, the question
+    continues a conversation this reading does not have ("" when there is none)."""
+    for m in linking.mentions:
+        if m.start < 2:
+            continue
+        det, prep = s.tokens[m.start - 1].low, s.tokens[m.start - 2].low
+        if det in _DEMONSTRATIVES and prep in _PREPOSITIONS:
+            earlier = {e.ref for x in linking.mentions if x.end < m.start for e in x.candidates}
+            if not any(e.ref in earlier for e in m.candidates):
+                return f"'{det} {m.text}'"
+    return ""
+
+
+def _counted_per_own_name(q: Query, idx: SchemaIndex) -> str:
+    """The table whose rows `q` counts while grouping by that table's own key or name ("" when
+    none): such a count is 1 in every group, so the question meant another grouping."""
+    grouped = {(t.table, t.column) for t in q.group if isinstance(t, Col)}
+    for t, _ in q.select:
+        if not isinstance(t, Agg) or t.func != "count" or t.metric is not None:
+            continue
+        if t.col is not None and t.col.column not in idx.pk(t.table):
+            continue
+        own = set(idx.pk(t.table)) | set(idx.labels.get(t.table, []))
+        if any(table == t.table and column in own for table, column in grouped):
+            return t.table
+    return ""
 
 
 def _sums(q: Query) -> bool:

@@ -10,7 +10,7 @@ the information about …" every column. A bare noun phrase with no request and 
 from __future__ import annotations
 
 from nl2sql.reasoning.offline.shapes.measures import Measures
-from nl2sql.reasoning.offline.shapes.spec import Col, Query, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Col, Query, Target, Unclear
 
 _DISTINCT = {"different", "distinct", "unique"}
 _REQUESTS = frozenset(
@@ -70,7 +70,11 @@ class Listing(Measures):
             shown = outputs  # "which teams …": the rows' names, not every column
         q.select = [(o, None) for o in shown]
         q.star = not shown and not having
-        q.distinct = any(t.low in _DISTINCT for t in self.tokens) or self._value_set(by_column)
+        q.distinct = (
+            any(t.low in _DISTINCT for t in self.tokens)
+            or self._value_set(by_column)
+            or self._value_set(self._which_column(shown))
+        )
         q.order = self.finish_order(q, order, outputs)
         return q
 
@@ -92,6 +96,20 @@ class Listing(Measures):
             return False
         named = set(self.idx.pk(column.table)) | set(self.idx.labels.get(column.table, []))
         return column.column not in named
+
+    def _which_column(self, shown: list[Target]) -> Col | None:
+        """ "Which carriers deliver parcels over 5 kg", "in which cities do they live": the one column
+        shown, asked for right after "which"/"what", whose set of values is the answer."""
+        if len(shown) != 1 or not isinstance(shown[0], Col):
+            return None
+        col = shown[0]
+        for m in self.mentions:
+            before = self.tokens[m.start - 1].low if m.start > 0 else ""
+            if before in ("which", "what") and any(
+                e.table == col.table and e.column == col.column for e in m.columns()
+            ):
+                return col
+        return None
 
     def _column_entity(self) -> Col | None:
         """With no table named, the first column asked for names the rows listed."""

@@ -74,6 +74,20 @@ class Negation(Ranking):
                 if scope.start <= m.start < scope.end and self.res.table(m):
                     self.negated_mentions[m.start] = scope
                     self.used.add(m.start)
+            # "staff who never got a rebate in an audit": a column of a negated table describes
+            # the rows excluded, it is not asked to be shown
+            negated = {
+                self.res.table(m)
+                for m in self.mentions
+                if self.negated_mentions.get(m.start) == scope
+            }
+            for m in self.mentions:
+                if (
+                    scope.start <= m.start < scope.end
+                    and m.start not in self.used
+                    and any(e.table in negated for e in m.columns())
+                ):
+                    self.used.add(m.start)
 
     def negated_conditions(self, q: Query) -> tuple[set[int], set[int], set[int]]:
         """Add anti-joins to q; return the value, numeric-cue and date token starts they used."""
