@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/schema_scale.py
 	$(BIN)/python benchmarks/soak.py --runs 1000
 	$(BIN)/python benchmarks/warm_ask.py
+	$(BIN)/python benchmarks/warm_cpu.py
 	$(BIN)/python benchmarks/aggregator.py
 	$(BIN)/python benchmarks/bench_workers.py
 	$(BIN)/python benchmarks/rowcap_memory.py

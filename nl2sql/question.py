@@ -9,12 +9,13 @@ runtime) lets every later step assume plain text.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # C0/C1 control characters (NUL, ESC, BEL …); tab and newline are kept.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
 # Surrogates that are not an escaped byte (those are \udc80-\udcff): never text.
 _NOT_A_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+# Any surrogate (Unicode category Cs): found by the regex engine, not a loop over characters.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean_question(text: str) -> str:
@@ -28,7 +29,7 @@ def clean_question(text: str) -> str:
     >>> clean_question("caf\\udce9\\x00 orders\\x1b[31m")
     'caf\\ufffd  orders [31m'
     """
-    if any(unicodedata.category(ch) == "Cs" for ch in text):
+    if _SURROGATE.search(text):
         text = _NOT_A_BYTE.sub("\ufffd", text)
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return _CONTROL.sub(" ", text)

@@ -34,7 +34,13 @@ import pyarrow.parquet as pq
 
 from nl2sql.errors import ConfigError
 from nl2sql.execution.models import ArtifactColumn, ArtifactRef
-from nl2sql.execution.retention import Retention, expired, remove_files, select_expired
+from nl2sql.execution.retention import (
+    FolderListing,
+    Retention,
+    expired,
+    remove_files,
+    select_expired,
+)
 from nl2sql.execution.storage import (
     FsspecBackend,
     inside_remote,
@@ -186,6 +192,8 @@ class ArtifactStore:
         else:
             self.root = Path(root).expanduser().absolute()
             self.backend = backend or LocalBackend()
+        # what the background prune decides from between walks (local folders only)
+        self._listing = FolderListing(self.root) if isinstance(self.root, Path) else None
         self.path_template = path_template
         self.retention = retention or Retention()
         self._fields = _template_fields(path_template)
@@ -254,6 +262,8 @@ class ArtifactStore:
             tenant_id=tenant_id, request_id=request_id, sub_query_id=sub_query_id, **meta
         )
         uri, size = self.backend.write_table(table, path)
+        if self._listing is not None and isinstance(path, Path):
+            self._listing.written(path)
         if prune:
             self.prune()
         return ArtifactRef(
@@ -291,10 +301,11 @@ class ArtifactStore:
     def prune_soon(self) -> None:
         """Apply the retention on a background thread, off the run's path.
 
-        Coalesced: one walk at a time, at most one more queued behind it, and at most one walk
-        per PRUNE_INTERVAL_S, so a burst of runs costs one walk, not one per artifact. Files
-        younger than the grace period are never pruned, so the delay cannot remove a file a run
-        still needs."""
+        Coalesced: one prune at a time, at most one more queued behind it, and at most one per
+        PRUNE_INTERVAL_S, so a burst of runs costs one prune, not one per artifact. A local folder
+        is pruned from what the store knows of it (`FolderListing`: walked at most every
+        `REWALK_S`). Files younger than the grace period are never pruned, so the delay cannot
+        remove a file a run still needs."""
         if not self._prunable:
             return
         with self._prune_lock:
@@ -310,8 +321,19 @@ class ArtifactStore:
                     self._pruner = None
                     return
                 self._prune_wanted = False
-            self.prune()
+            self._prune_from_listing()
             time.sleep(PRUNE_INTERVAL_S)
+
+    def _prune_from_listing(self) -> None:
+        """The background prune: local folders decide from the store's `FolderListing` (a walk
+        at most every `REWALK_S`); other backends list their files as `prune` does."""
+        if self._listing is None or not isinstance(self.backend, LocalBackend):
+            self.prune()
+            return
+        try:
+            self._listing.prune(self.retention)
+        except OSError:  # best effort, as `prune`
+            return
 
     def wait_pruned(self, timeout_s: float = 10.0) -> None:
         """Wait for a background prune in progress (or queued) to end (a closing session)."""

@@ -9,12 +9,15 @@ still in progress may be about to read it in its aggregation.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TypeVar
 
 ARTIFACT_SUFFIX = ".parquet"
+#: How long a store decides from what it knows of its folder before walking the folder again.
+REWALK_S = 30.0
 _P = TypeVar("_P", bound=PurePath)
 
 
@@ -109,3 +112,65 @@ def _remove_empty_parents(root: Path, folder: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+class FolderListing:
+    """What one store knows of its local artifact folder between walks: the files its last walk
+    found (less those pruned since) plus the files it wrote since.
+
+    The background prune after each run decides from this instead of walking the folder: a walk
+    is one `scandir` per request folder and one stat per file, 15-40 ms of CPU at 400-1,000
+    files, after every run once runs come less than a second apart. The same rule is applied to
+    the same files with the modification times they had when walked or written. What changed
+    behind the store's back (files another session or process wrote or touched) is seen at the
+    next walk, at most `rewalk_s` later, as a walk on every run would have seen it at once.
+    """
+
+    def __init__(self, root: Path, rewalk_s: float = REWALK_S):
+        self._root = Path(root)
+        self._rewalk_s = rewalk_s
+        self._known: dict[Path, float] | None = None  # path -> modification time
+        self._written: dict[Path, float] = {}  # written while a walk may be running
+        self._walked_at = 0.0
+        self._lock = threading.Lock()
+
+    def written(self, path: Path) -> None:
+        """Count a file this store has just written."""
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:  # already gone: nothing to keep
+            return
+        with self._lock:
+            self._written[path] = mtime
+            if self._known is not None:
+                self._known[path] = mtime
+
+    def prune(self, retention: Retention, now: float | None = None) -> list[Path]:
+        """Remove what `retention` no longer keeps (walking the folder when what is known is
+        older than `rewalk_s`); the paths removed. An OSError is raised as `remove_files`
+        raises it, and the next prune walks again."""
+        if not retention.limited:
+            return []
+        with self._lock:
+            stale = self._known is None or time.monotonic() - self._walked_at > self._rewalk_s
+            if stale:
+                self._written = {}
+        if stale:
+            walked_at = time.monotonic()
+            found = {path: mtime for mtime, path in _artifact_entries(self._root)}
+            with self._lock:
+                found.update(self._written)  # written during the walk
+                self._known, self._walked_at = found, walked_at
+        with self._lock:
+            known = sorted((mtime, path) for path, mtime in (self._known or {}).items())
+        chosen = select_expired(known, retention, now)
+        try:
+            removed = remove_files(self._root, chosen)
+        except OSError:
+            with self._lock:
+                self._known = None
+            raise
+        with self._lock:
+            for path in chosen:  # removed now, or by someone else before
+                (self._known or {}).pop(path, None)
+        return removed

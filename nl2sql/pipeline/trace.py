@@ -11,7 +11,6 @@ main graph continuing after parallel branches, which merges the branch deltas in
 
 from __future__ import annotations
 
-import copy
 import functools
 import typing
 from collections.abc import Callable, Mapping
@@ -21,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from nl2sql.names import TRACE_FILTER, TRACE_MERGE, TRACE_ROOT
+from nl2sql.pipeline.deep_copy import deep_copy
 
 
 @functools.cache
@@ -66,12 +66,12 @@ class StateTree:
         self.nodes: list[TraceNode] = []
         self._reducers = {"": dict(main_reducers)}
         self._sub_reducers = dict(sub_reducers)
-        self.root = self._new(TRACE_ROOT, "", None, {}, reset=copy.deepcopy(dict(initial_state)))
+        self.root = self._new(TRACE_ROOT, "", None, {}, reset=deep_copy(dict(initial_state)))
 
     def _new(self, name: str, namespace: str, parent: int | None, delta: Mapping[str, Any] | None,
              reset: dict[str, Any] | None = None) -> int:
         # By value: a node that later mutates what it returned must not rewrite recorded history.
-        node = TraceNode(len(self.nodes), name, namespace, parent, copy.deepcopy(dict(delta or {})), reset)
+        node = TraceNode(len(self.nodes), name, namespace, parent, deep_copy(dict(delta or {})), reset)
         self.nodes.append(node)
         if parent is not None:
             self.nodes[parent].children.append(node.id)
@@ -83,7 +83,7 @@ class StateTree:
     def add_filter(self, namespace: str, filtered_state: Mapping[str, Any], parent: int) -> int:
         """A state filter: the subgraph's input becomes the new root of its branch."""
         self._reducers.setdefault(namespace, self._sub_reducers)
-        return self._new(TRACE_FILTER, namespace, parent, {}, reset=copy.deepcopy(dict(filtered_state)))
+        return self._new(TRACE_FILTER, namespace, parent, {}, reset=deep_copy(dict(filtered_state)))
 
     def add_merge(self, base: int, branches: list[int]) -> int:
         """A multi-input merge: the base state plus each branch's delta, in routing order."""
@@ -95,7 +95,7 @@ class StateTree:
 
     def state_at(self, node_id: int) -> dict[str, Any]:
         """The full state after `node_id` ran: deltas merged from the nearest root, deep-copied."""
-        return copy.deepcopy(self.merged_at(node_id))
+        return deep_copy(self.merged_at(node_id))
 
     def merged_at(self, node_id: int) -> dict[str, Any]:
         """The state after `node_id` ran, sharing the recorded values: read it, never change it

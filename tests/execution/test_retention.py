@@ -13,7 +13,7 @@ import pyarrow as pa
 import nl2sql
 from nl2sql.cli.main import main
 from nl2sql.execution.artifacts import ArtifactStore
-from nl2sql.execution.retention import Retention, artifact_files
+from nl2sql.execution.retention import FolderListing, Retention, artifact_files
 
 ROWS = pa.table({"x": [1, 2]})
 
@@ -88,3 +88,45 @@ def test_clean_lists_with_dry_run_then_removes(tmp_path: Path, monkeypatch, caps
     assert not any(p.exists() for p in written) and snapshot.exists()
     assert main(["clean", "--snapshots"]) == 0
     assert not snapshot.exists() and pin.exists()  # pins are decisions, never cleaned
+
+
+def test_background_prune_decides_from_what_the_store_wrote_and_walked(tmp_path: Path) -> None:
+    root = tmp_path / "artifacts"
+    outside = root / "default" / "by-hand" / "sq.parquet"  # there before the store's first walk
+    outside.parent.mkdir(parents=True)
+    outside.write_bytes(b"")
+    os.utime(outside, (time.time() - 300, time.time() - 300))
+    store = ArtifactStore(root, retention=Retention(keep=3))
+    paths = [_write_unpruned(store, f"r{i}", age_s=200 - i) for i in range(4)]
+    store.prune_soon()
+    store.wait_pruned()
+    # the walk saw the older file: with the four written, the two oldest go
+    assert not outside.exists() and not paths[0].exists()
+    assert artifact_files(root) == paths[1:]
+    later = [_write_unpruned(store, f"s{i}", age_s=100 - i) for i in range(2)]
+    store.prune_soon()
+    store.wait_pruned()
+    assert artifact_files(root) == [paths[3], *later]
+    assert sorted(p.name for p in (root / "default").iterdir()) == ["r3", "s0", "s1"]
+
+
+def test_background_prune_walks_again_once_what_it_knows_is_old(tmp_path: Path) -> None:
+    root = tmp_path / "artifacts"
+    listing = FolderListing(root, rewalk_s=0.0)
+    store = ArtifactStore(root, retention=Retention(keep=1))
+    first = _write_unpruned(store, "one", age_s=50)
+    listing.written(first)
+    assert listing.prune(store.retention) == []
+    stranger = root / "default" / "other" / "sq.parquet"  # another process's newer result
+    stranger.parent.mkdir(parents=True)
+    stranger.write_bytes(b"")
+    assert listing.prune(store.retention) == [first]  # seen by the new walk: the older one goes
+    assert artifact_files(root) == [stranger]
+
+
+def _write_unpruned(store: ArtifactStore, request: str, age_s: float) -> Path:
+    """A run's write: no prune on the spot; the file is given an age (distinct times order them)."""
+    ref = store.write(ROWS, tenant_id=None, request_id=request, sub_query_id="sq", truncated=False, prune=False)
+    path = Path(ref.uri.removeprefix("file://"))
+    os.utime(path, (time.time() - age_s, time.time() - age_s))
+    return path
