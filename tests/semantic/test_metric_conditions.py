@@ -96,6 +96,9 @@ def test_a_condition_on_a_metric_keeps_the_groups_it_holds_for(
     ("customers whose revenue is above 600",
      f"SELECT c.full_name {_REVENUE} GROUP BY c.id, c.full_name "
      "HAVING SUM(i.quantity * i.unit_price) > 600"),
+    ("How many customers have revenue of at least 300?",
+     f"SELECT COUNT(*) FROM (SELECT c.id {_REVENUE} GROUP BY c.id "
+     "HAVING SUM(i.quantity * i.unit_price) >= 300)"),
     ("Which states have revenue of more than 2000?",
      f"SELECT c.state {_REVENUE} GROUP BY c.state HAVING SUM(i.quantity * i.unit_price) > 2000"),
 ])  # fmt: skip

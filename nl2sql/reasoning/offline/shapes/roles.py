@@ -205,6 +205,15 @@ class Roles:
         cue, compared = having[0]
         table = compared.table
         edge = next((e for e in self.idx.edges if e.src == table and e.dst == q.root), None)
+        key = self.idx.pk(q.root)
+        if (edge is None or len(edge.src_cols) != 1) and compared.metric and len(key) == 1:
+            # a metric over a table further away: the entities' own keys, grouped through the joins
+            own = Col(q.root, key[0])
+            sub = Query(
+                root=table, select=[(own, None)], group=[own], having=[num_cond(compared, cue)]
+            )
+            q.in_subquery = (own, sub)
+            return
         if edge is None or len(edge.src_cols) != 1:
             raise Unclear(f"no direct foreign key from {table} to {q.root} for '{cue.text}'")
         fk = Col(table, edge.src_cols[0])
