@@ -65,10 +65,8 @@ class Resolver:
         best = self._best(cands, focus)
         if len(best) > 1:
             refs = [e.ref for e in best[:4]]
-            raise Unclear(
-                f"'{mention.text}' could mean {', '.join(refs)}; name the table",
-                Refusal(code=RefusalCode.AMBIGUOUS_TERM, words=[mention.text], means=refs),
-            )
+            raise Unclear(f"'{mention.text}' could mean {', '.join(refs)}; name the table", Refusal(
+                code=RefusalCode.AMBIGUOUS_TERM, words=[mention.text], means=refs))
         return Col(best[0].table, _name(best[0]))
 
     def _own_generic(self, mention: Mention, cands: list[Element]) -> Col | None:
