@@ -34,11 +34,15 @@ class LoadedLayer:
     origin: str  # a file name, "nl2sql.toml [semantic]" or "connect(semantic=...)"
 
 
-def load_layer(config: FileConfig, explicit: str | Path | Mapping[str, Any] | None = None) -> LoadedLayer | None:
+def load_layer(
+    config: FileConfig, explicit: str | Path | Mapping[str, Any] | None = None
+) -> LoadedLayer | None:
     """The layer of a configuration (None when it names none); `explicit` replaces the file's."""
     if explicit is not None:
         if isinstance(explicit, Mapping):
-            return LoadedLayer(parse_layer(dict(explicit), "connect(semantic=...)"), "connect(semantic=...)")
+            return LoadedLayer(
+                parse_layer(dict(explicit), "connect(semantic=...)"), "connect(semantic=...)"
+            )
         return read_layer_file(Path(explicit))
     section = dict(config.semantic)
     name = section.pop("file", None)
@@ -53,24 +57,25 @@ def load_layer(config: FileConfig, explicit: str | Path | Mapping[str, Any] | No
 
 
 def read_layer_file(path: Path) -> LoadedLayer:
-    """Parse and validate one layer file (YAML)."""
-    import yaml
+    """Parse and validate one layer file (YAML); a file that is not YAML is one line naming the
+    line and the entry it is in."""
+    from nl2sql.semantic.roundtrip import load_document
 
     if not path.is_file():
         raise ConfigError(f"semantic layer file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"{path.name}: not valid YAML{where}") from None
-    return LoadedLayer(parse_layer(data or {}, path.name), path.name)
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path.name}: not valid YAML (not UTF-8 text)") from None
+    return LoadedLayer(parse_layer(load_document(text, path.name), path.name), path.name)
 
 
 def parse_layer(data: object, origin: str) -> SemanticLayer:
     """`data` validated as a layer; a ConfigError naming `origin` and the first bad entry."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{origin}: the layer must be a mapping with `sources:` and `relationships:`")
+        raise ConfigError(
+            f"{origin}: the layer must be a mapping with `sources:` and `relationships:`"
+        )
     try:
         return SemanticLayer.model_validate(data)
     except ValidationError as exc:

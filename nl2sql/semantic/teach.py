@@ -4,8 +4,9 @@ The file is the one the session reads (`connect(semantic=path)`, or the config's
 `[semantic] file`); when there is none, `semantic.yaml` in the project folder, which the session
 then reads. The new layer is validated (shape and names, with the same checks a session start
 runs) BEFORE anything is written: a bad entry is a one-line ConfigError and the file stays as it
-was. The file is re-dumped as YAML (keys in their order; comments are not kept). The session's
-schema snapshots are annotated again from the new layer, so the next question uses it.
+was. The file is edited, not re-dumped (`roundtrip.py`): the analyst's comments, key order,
+styles and other entries stay as written, and the diff adds the entry's lines only. The
+session's schema snapshots are annotated again from the new layer, so the next question uses it.
 """
 
 from __future__ import annotations
@@ -25,45 +26,60 @@ if TYPE_CHECKING:
 SECTIONS = ("relationships", "terms", "metrics")  # the list sections an entry can be taught to
 
 
-def teach(session: Session, what: Suggestion | Mapping[str, Any], *, file: str | Path | None = None,
-          dry_run: bool = False) -> str:
+def teach(
+    session: Session,
+    what: Suggestion | Mapping[str, Any],
+    *,
+    file: str | Path | None = None,
+    dry_run: bool = False,
+) -> str:
     """Add `what` to the layer file and reload the session's layer; the unified diff applied.
 
     `what` is a Suggestion, or an entry as a mapping with its place: `{"source": "shop",
     "section": "terms", "entry": {...}}`."""
-    import yaml
-
     from nl2sql.schema.store import SchemaStore
     from nl2sql.semantic.apply import annotator
     from nl2sql.semantic.check import check_layer
     from nl2sql.semantic.load import LoadedLayer, parse_layer
+    from nl2sql.semantic.roundtrip import add_entry, dump_document, load_document
 
     schemas = session.context.schemas
     if not isinstance(schemas, SchemaStore):
-        raise ConfigError("this session's schemas are not a SchemaStore; open it with nl2sql.connect()")
+        raise ConfigError(
+            "this session's schemas are not a SchemaStore; open it with nl2sql.connect()"
+        )
     if session.layer_given:
-        raise ConfigError("this session's layer was given to connect() as a mapping, which teach "
-                          "cannot write to: keep it in a file, connect(semantic='semantic.yaml')")
+        raise ConfigError(
+            "this session's layer was given to connect() as a mapping, which teach "
+            "cannot write to: keep it in a file, connect(semantic='semantic.yaml')"
+        )
     source, section, entry = _placed(what)
     path = Path(file) if file is not None else layer_file(session)
     before = path.read_text(encoding="utf-8") if path.is_file() else ""
-    try:
-        data = yaml.safe_load(before) if before.strip() else {}
-    except yaml.YAMLError:
-        raise ConfigError(f"{path.name}: not valid YAML; fix it before teaching") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: the layer must be a mapping with `sources:` and `relationships:`")
-    entries = data.setdefault("sources", {}).setdefault(source, {}).setdefault(section, [])
-    if not isinstance(entries, list):
-        raise ConfigError(f"{path.name}: sources.{source}.{section} must be a list")
-    if entry in entries:
+    document = load_document(before, path.name)
+    if not isinstance(document, dict):
+        raise ConfigError(
+            f"{path.name}: the layer must be a mapping with `sources:` and `relationships:`"
+        )
+    parse_layer(document, path.name)  # the file as it is first: its own bad entry is named as such
+    existing = document.get("sources", {}).get(source, {}).get(section, [])
+    if isinstance(existing, list) and entry in existing:
         raise ConfigError(f"{path.name}: sources.{source}.{section} already has {entry}")
-    entries.append(entry)
-    loaded = LoadedLayer(_with_inline(session, parse_layer(data, path.name)), path.name)
+    try:
+        add_entry(document, ("sources", source, section), entry)
+    except ConfigError as exc:
+        raise ConfigError(f"{path.name}: {exc}") from None
+    loaded = LoadedLayer(_with_inline(session, parse_layer(document, path.name)), path.name)
     check_layer(loaded, session.context.schemas.get, list(session.context.datasources))
-    after = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-    diff = "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        f"a/{path.name}", f"b/{path.name}"))
+    after = dump_document(document, before)
+    diff = "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            f"a/{path.name}",
+            f"b/{path.name}",
+        )
+    )
     if dry_run:
         return diff
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,8 +105,10 @@ def _placed(what: Suggestion | Mapping[str, Any]) -> tuple[str, str, dict[str, A
     if isinstance(what, Mapping):
         missing = [k for k in ("source", "section", "entry") if k not in what]
         if missing:
-            raise ConfigError(f"an entry to teach needs `source`, `section` and `entry`; missing: "
-                              f"{', '.join(missing)}")
+            raise ConfigError(
+                f"an entry to teach needs `source`, `section` and `entry`; missing: "
+                f"{', '.join(missing)}"
+            )
         source, section, entry = str(what["source"]), str(what["section"]), what["entry"]
     else:
         source, section, entry = what.source, what.section, what.entry

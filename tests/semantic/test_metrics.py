@@ -16,61 +16,37 @@ from nl2sql.notebook.plan_tree import plan_tree, tree_text
 from nl2sql.notebook.text import render_text
 from nl2sql.plan import MetricRef, walk
 from nl2sql.security.rbac import UserContext
-from tests.semantic.conftest import build_shop
+from tests.semantic.conftest import SHOP_LAYER, STORE_LAYER, build_shop, build_stores
 
-SHOP_LAYER: dict[str, Any] = {
-    "relationships": [
-        {"from": "orders.custRef", "to": "customers.id"},
-        {"from": "order_items.order_ref", "to": "orders.order_id"},
-        {"from": "order_items.sku", "to": "products.sku"},
-    ],
-    "metrics": [{"name": "revenue", "expression": "SUM(quantity * unit_price)", "table": "order_items",
-                 "description": "money taken, before returns"}],
-}
-
-STORE_LAYER: dict[str, Any] = {
-    "relationships": [{"from": "tblSale.storeRef", "to": "tblStore.storeId"}],
-    "metrics": [
-        {"name": "grossSales", "expression": "SUM(qtySold * unitPrice)", "table": "tblSale"},
-        {"name": "units_moved", "expression": "SUM(qtySold)", "table": "tblSale"},
-    ],
-}
-
-_SHOP_REVENUE = ("FROM order_items i JOIN orders o ON i.order_ref = o.order_id "
-                 "JOIN customers c ON o.custRef = c.id")
+_SHOP_REVENUE = (
+    "FROM order_items i JOIN orders o ON i.order_ref = o.order_id "
+    "JOIN customers c ON o.custRef = c.id"
+)
 _STORE_SALES = "FROM tblSale s JOIN tblStore t ON s.storeRef = t.storeId"
-
-
-def _build_stores(path: Path) -> Path:
-    """Coded camelCase names, no declared keys: the layer's relationship is the only join."""
-    con = sqlite3.connect(path)
-    con.executescript("CREATE TABLE tblStore (storeId INTEGER, storeName TEXT, salesRegion TEXT);"
-                      "CREATE TABLE tblSale (saleId INTEGER, storeRef INTEGER, qtySold INTEGER, "
-                      "unitPrice REAL, saleDate DATE);")
-    regions = ["North", "South", "East"]
-    con.executemany("INSERT INTO tblStore VALUES (?, ?, ?)",
-                    [(i, f"Shop {chr(64 + i)}", regions[i % 3]) for i in range(1, 8)])
-    con.executemany("INSERT INTO tblSale VALUES (?, ?, ?, ?, ?)",
-                    [(i, 1 + i % 7, 1 + i % 5, 2.5 * (1 + i % 4), f"2025-0{1 + i % 9}-1{i % 9}")
-                     for i in range(80)])
-    con.commit()
-    con.close()
-    return path
 
 
 @pytest.fixture(scope="module")
 def databases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("metrics")
-    return {"shop": build_shop(folder / "shop.sqlite"), "stores": _build_stores(folder / "stores.sqlite")}
+    return {
+        "shop": build_shop(folder / "shop.sqlite"),
+        "stores": build_stores(folder / "stores.sqlite"),
+    }
 
 
 @pytest.fixture(scope="module")
-def sessions(databases: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-             ) -> Iterator[dict[str, nl2sql.Session]]:
+def sessions(
+    databases: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, nl2sql.Session]]:
     layers = {"shop": SHOP_LAYER, "stores": STORE_LAYER}
-    opened = {name: nl2sql.connect(sources={name: str(db)}, semantic={"sources": {name: layers[name]}},
-                                   settings={"project_dir": tmp_path_factory.mktemp(name)})
-              for name, db in databases.items()}
+    opened = {
+        name: nl2sql.connect(
+            sources={name: str(db)},
+            semantic={"sources": {name: layers[name]}},
+            settings={"project_dir": tmp_path_factory.mktemp(name)},
+        )
+        for name, db in databases.items()
+    }
     yield opened
     for session in opened.values():
         session.close()
@@ -94,29 +70,58 @@ def _same_rows(result: Any, db: Path, sql: str, *, largest_first: bool = True) -
     assert not largest_first or measures == sorted(measures, reverse=True)
 
 
-@pytest.mark.parametrize(("source", "question", "sql"), [
-    ("shop", "revenue by state",
-     f"SELECT c.state, SUM(i.quantity * i.unit_price) {_SHOP_REVENUE} GROUP BY c.state ORDER BY c.state"),
-    ("shop", "Total revenue per customer",
-     f"SELECT c.full_name, SUM(i.quantity * i.unit_price) {_SHOP_REVENUE} "
-     "GROUP BY c.id, c.full_name ORDER BY c.full_name"),
-    ("shop", "Which customer has the highest revenue?",
-     f"SELECT c.full_name {_SHOP_REVENUE} GROUP BY c.id, c.full_name "
-     "ORDER BY SUM(i.quantity * i.unit_price) DESC LIMIT 1"),
-    ("shop", "What is the total revenue?", "SELECT SUM(quantity * unit_price) FROM order_items"),
-    ("stores", "gross sales by sales region",
-     f"SELECT t.salesRegion, SUM(s.qtySold * s.unitPrice) {_STORE_SALES} "
-     "GROUP BY t.salesRegion ORDER BY t.salesRegion"),
-    ("stores", "Which store has the highest gross sales?",
-     f"SELECT t.storeName {_STORE_SALES} GROUP BY t.storeId, t.storeName "
-     "ORDER BY SUM(s.qtySold * s.unitPrice) DESC LIMIT 1"),
-    ("stores", "Top 2 stores by units moved",
-     f"SELECT t.storeName, SUM(s.qtySold) {_STORE_SALES} GROUP BY t.storeId, t.storeName "
-     "ORDER BY SUM(s.qtySold) DESC LIMIT 2"),
-])
+@pytest.mark.parametrize(
+    ("source", "question", "sql"),
+    [
+        (
+            "shop",
+            "revenue by state",
+            f"SELECT c.state, SUM(i.quantity * i.unit_price) {_SHOP_REVENUE} GROUP BY c.state ORDER BY c.state",
+        ),
+        (
+            "shop",
+            "Total revenue per customer",
+            f"SELECT c.full_name, SUM(i.quantity * i.unit_price) {_SHOP_REVENUE} "
+            "GROUP BY c.id, c.full_name ORDER BY c.full_name",
+        ),
+        (
+            "shop",
+            "Which customer has the highest revenue?",
+            f"SELECT c.full_name {_SHOP_REVENUE} GROUP BY c.id, c.full_name "
+            "ORDER BY SUM(i.quantity * i.unit_price) DESC LIMIT 1",
+        ),
+        (
+            "shop",
+            "What is the total revenue?",
+            "SELECT SUM(quantity * unit_price) FROM order_items",
+        ),
+        (
+            "stores",
+            "gross sales by sales region",
+            f"SELECT t.salesRegion, SUM(s.qtySold * s.unitPrice) {_STORE_SALES} "
+            "GROUP BY t.salesRegion ORDER BY t.salesRegion",
+        ),
+        (
+            "stores",
+            "Which store has the highest gross sales?",
+            f"SELECT t.storeName {_STORE_SALES} GROUP BY t.storeId, t.storeName "
+            "ORDER BY SUM(s.qtySold * s.unitPrice) DESC LIMIT 1",
+        ),
+        (
+            "stores",
+            "Top 2 stores by units moved",
+            f"SELECT t.storeName, SUM(s.qtySold) {_STORE_SALES} GROUP BY t.storeId, t.storeName "
+            "ORDER BY SUM(s.qtySold) DESC LIMIT 2",
+        ),
+    ],
+)
 def test_a_question_naming_a_metric_answers_like_direct_sql(
-        sessions: dict[str, nl2sql.Session], databases: dict[str, Path], source: str, question: str,
-        sql: str) -> None:
+    sessions: dict[str, nl2sql.Session],
+    databases: dict[str, Path],
+    source: str,
+    question: str,
+    sql: str,
+) -> None:
     result = sessions[source].ask(question)
     assert result.status == "success", [e.message for e in result.errors]
     _same_rows(result, databases[source], sql)
@@ -138,59 +143,87 @@ def test_a_metric_is_shown_by_its_name(sessions: dict[str, nl2sql.Session]) -> N
     assert not any("SUM(" in line for line in shown)  # the plan itself shows the metric's name
 
 
-@pytest.mark.parametrize(("question", "refusal"), [
-    ("average gross sales per store", "the average of metric 'grossSales'"),
-    ("How many stores and gross sales per region", "second measure"),
-])
-def test_a_metric_under_another_aggregate_is_refused(sessions: dict[str, nl2sql.Session],
-                                                     question: str, refusal: str) -> None:
+@pytest.mark.parametrize(
+    ("question", "refusal"),
+    [
+        ("average gross sales per store", "the average of metric 'grossSales'"),
+        ("How many stores and gross sales per region", "second measure"),
+    ],
+)
+def test_a_metric_under_another_aggregate_is_refused(
+    sessions: dict[str, nl2sql.Session], question: str, refusal: str
+) -> None:
     result = sessions["stores"].ask(question)
     assert result.status == "error"
     assert refusal in " ".join(e.message for e in result.errors)
 
 
 @pytest.mark.parametrize(("role", "answered"), [("clerk", False), ("admin", True)])
-def test_a_metric_over_a_denied_column_is_invisible(databases: dict[str, Path], tmp_path: Path,
-                                                    role: str, answered: bool) -> None:
+def test_a_metric_over_a_denied_column_is_invisible(
+    databases: dict[str, Path], tmp_path: Path, role: str, answered: bool
+) -> None:
     toml = tmp_path / "nl2sql.toml"
     toml.write_text(
         f'[sources.shop]\npath = "{databases["shop"]}"\n[settings]\nproject_dir = "{tmp_path / "p"}"\n'
         "[policies.roles.clerk.datasources.shop]\n"
         'tables = "*"\ncolumns = { order_items = ["item_id", "order_ref", "sku", "quantity"] }\n'
-        '[policies.roles.admin.datasources]\nshop = "*"\n', encoding="utf-8")
-    with nl2sql.connect(config=toml, semantic={"sources": {"shop": SHOP_LAYER}},
-                        user=UserContext(roles=(role,))) as session:
+        '[policies.roles.admin.datasources]\nshop = "*"\n',
+        encoding="utf-8",
+    )
+    with nl2sql.connect(
+        config=toml, semantic={"sources": {"shop": SHOP_LAYER}}, user=UserContext(roles=(role,))
+    ) as session:
         result = session.ask("revenue by state")
     assert (result.status == "success") is answered, [e.message for e in result.errors]
     if not answered:  # the clerk's schema has no such metric: the word names nothing
         assert "'revenue' matches no table, column or stored value" in result.errors[0].message
     if answered:
         _same_rows(
-            result, databases["shop"],
-            f"SELECT c.state, SUM(i.quantity * i.unit_price) {_SHOP_REVENUE} GROUP BY c.state ORDER BY c.state")
+            result,
+            databases["shop"],
+            f"SELECT c.state, SUM(i.quantity * i.unit_price) {_SHOP_REVENUE} GROUP BY c.state ORDER BY c.state",
+        )
 
 
 _MODEL_PLAN: dict[str, Any] = {
-    "tables": [{"name": "order_items", "alias": "oi"}, {"name": "orders", "alias": "o"},
-               {"name": "customers", "alias": "c"}],
-    "joins": [
-        {"alias": "o", "on": {"kind": "comparison", "op": "=",
-                              "left": {"kind": "column", "table": "oi", "name": "order_ref"},
-                              "right": {"kind": "column", "table": "o", "name": "order_id"}}},
-        {"alias": "c", "on": {"kind": "comparison", "op": "=",
-                              "left": {"kind": "column", "table": "o", "name": "custRef"},
-                              "right": {"kind": "column", "table": "c", "name": "id"}}},
+    "tables": [
+        {"name": "order_items", "alias": "oi"},
+        {"name": "orders", "alias": "o"},
+        {"name": "customers", "alias": "c"},
     ],
-    "select": [{"expr": {"kind": "column", "table": "c", "name": "state"}, "alias": "state"},
-               {"expr": {"kind": "metric", "name": "revenue", "table": "oi"}}],
+    "joins": [
+        {
+            "alias": "o",
+            "on": {
+                "kind": "comparison",
+                "op": "=",
+                "left": {"kind": "column", "table": "oi", "name": "order_ref"},
+                "right": {"kind": "column", "table": "o", "name": "order_id"},
+            },
+        },
+        {
+            "alias": "c",
+            "on": {
+                "kind": "comparison",
+                "op": "=",
+                "left": {"kind": "column", "table": "o", "name": "custRef"},
+                "right": {"kind": "column", "table": "c", "name": "id"},
+            },
+        },
+    ],
+    "select": [
+        {"expr": {"kind": "column", "table": "c", "name": "state"}, "alias": "state"},
+        {"expr": {"kind": "metric", "name": "revenue", "table": "oi"}},
+    ],
     "group_by": [{"kind": "column", "table": "c", "name": "state"}],
     "order_by": [{"expr": {"kind": "column", "name": "state"}, "direction": "asc"}],
 }
 
 
 @pytest.mark.parametrize(("role", "answered"), [("clerk", False), ("admin", True)])
-def test_a_chat_model_plans_with_the_metric_node(databases: dict[str, Path], tmp_path: Path,
-                                                 role: str, answered: bool) -> None:
+def test_a_chat_model_plans_with_the_metric_node(
+    databases: dict[str, Path], tmp_path: Path, role: str, answered: bool
+) -> None:
     from nl2sql.reasoning.llm.config import ModelConfig
     from nl2sql.reasoning.llm.skill import ChatModelSkill
     from tests.reasoning.llm.fake_chat import ScriptedChatModel
@@ -203,10 +236,15 @@ def test_a_chat_model_plans_with_the_metric_node(databases: dict[str, Path], tmp
         "sql_agent_retry_base_delay_sec = 0\nsql_agent_retry_jitter_sec = 0\n"
         "[policies.roles.clerk.datasources.shop]\n"
         'tables = "*"\ncolumns = { order_items = ["item_id", "order_ref", "sku", "quantity"] }\n'
-        '[policies.roles.admin.datasources]\nshop = "*"\n', encoding="utf-8")
-    with nl2sql.connect(config=toml, semantic={"sources": {"shop": SHOP_LAYER}},
-                        models={"default": "offline", "ast_planner": planner},
-                        user=UserContext(roles=(role,))) as session:
+        '[policies.roles.admin.datasources]\nshop = "*"\n',
+        encoding="utf-8",
+    )
+    with nl2sql.connect(
+        config=toml,
+        semantic={"sources": {"shop": SHOP_LAYER}},
+        models={"default": "offline", "ast_planner": planner},
+        user=UserContext(roles=(role,)),
+    ) as session:
         result = session.ask("Revenue by customer state")
     prompt = fake.prompts()[0]
     assert '{"kind": "metric", "name": <metric>' in prompt
@@ -214,13 +252,16 @@ def test_a_chat_model_plans_with_the_metric_node(databases: dict[str, Path], tmp
     if answered:
         assert result.status == "success", [e.message for e in result.errors]
         _same_rows(
-            result, databases["shop"],
+            result,
+            databases["shop"],
             f"SELECT c.state, SUM(i.quantity * i.unit_price) {_SHOP_REVENUE} GROUP BY c.state ORDER BY c.state",
-            largest_first=False)
+            largest_first=False,
+        )
     else:
         assert result.status == "error"
         assert "Metric 'revenue' is not defined for table 'order_items'" in " ".join(
-            e.message for e in result.errors)
+            e.message for e in result.errors
+        )
 
 
 def test_the_plan_schema_a_chat_model_is_given_admits_the_metric_node() -> None:

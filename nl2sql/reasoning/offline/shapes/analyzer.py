@@ -15,9 +15,11 @@ are in `measures.py`, the listing shape in `listing.py`.
 from __future__ import annotations
 
 from nl2sql.reasoning.offline.linking.linker import Mention
+from nl2sql.reasoning.offline.shapes.comparisons import num_cond
 from nl2sql.reasoning.offline.shapes.listing import Listing
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
+from nl2sql.reasoning.offline.words.numeric import NumCue
 
 _DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
                 "different", "distinct", "unique", "each", "every"}  # fmt: skip
@@ -134,7 +136,8 @@ class Analyzer(Listing):
         if having and not keys:
             self.having_subquery(q, measure, having)
         elif having:
-            q.having = [self.having_cond(cue, table) for cue, table in having]
+            self._check_metric_scope(having, keys)
+            q.having = [num_cond(measure, cue) for cue, measure in having]
         if order is not None and not keys and not having:
             # one total row has nothing to order: the rows the question lists were not found
             raise Unclear("could not tell which rows to order: the question orders a single total")
@@ -146,6 +149,24 @@ class Analyzer(Listing):
         )
         q.order = self.finish_order(q, order) or default
         return q
+
+    def _check_metric_scope(self, having: list[tuple[NumCue, Agg]], keys: list[Target]) -> None:
+        """ "turnover per region for outlets with turnover above 100" compares each outlet's
+        metric, not each region's: a nested query. A metric compared after a table named is
+        that table's rows' metric, which a HAVING over other groups does not compute."""
+        for cue, measure in having:
+            named = [self.res.table(m) for m in self.mentions if m.end <= cue.start]
+            subject = next((t for t in reversed(named) if t), None)
+            if measure.metric is None or subject is None:
+                continue
+            pk = self.idx.pk(subject)
+            if not any(
+                isinstance(k, Col) and k.table == subject and [k.column] == pk for k in keys
+            ):
+                raise Unclear(
+                    f"'{cue.text}' compares the {measure.metric} of each {subject} row inside "
+                    "other groups (a nested query); not supported"
+                )
 
     def _time_key(self, key: Target) -> bool:
         """A date, a part of a date, or a number column named a year."""

@@ -26,8 +26,8 @@ class Clauses(Combination):
     """Fills a query's conditions from the question's values, numbers and dates."""
 
     # --- helpers ----------------------------------------------------------------------------
-    def conditions(self, q: Query) -> list[tuple[NumCue, str]]:
-        """Fill q.where (and anti-joins); return (cue, counted table) pairs that need HAVING."""
+    def conditions(self, q: Query) -> list[tuple[NumCue, Agg]]:
+        """Fill q.where (and anti-joins); return (cue, aggregate) pairs that need HAVING."""
         no_values, no_nums, no_dates = self.negated_conditions(q)
         values = [v for v in self.link.values if v.start not in no_values]
         conds, notes, penalty = value_conditions(
@@ -55,8 +55,3 @@ class Clauses(Combination):
         q.where += self.combine(q, conds + nconds + dates)
         _check_nested_scope(q.where)
         return having
-
-    def having_cond(self, cue: NumCue, table: str) -> Cond:
-        """HAVING COUNT(*) <op> n for "with more than n <table>"."""
-        values = [cue.value] if cue.op != "between" else [cue.value, cue.high]
-        return Cond(Agg("count", table), cue.op, values, text=cue.text)

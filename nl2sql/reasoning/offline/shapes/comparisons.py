@@ -2,7 +2,9 @@
 
 A comparison applies to the numeric column named inside it ("above age 20") or right before it
 ("price under 10"); when a table follows the number instead ("more than 10 loans") it is a HAVING
-on a count of that table (a foreign key named there counts the rows it references). A
+on a count of that table (a foreign key named there counts the rows it references). A metric of
+the semantic layer named beside the comparison ("whose revenue is above 1000", "with turnover
+under 500") is a HAVING on that metric: it is an aggregate already. A
 comparative or unit naming its measure ("older", "30 years old") finds that column in the table
 the words are about (the nearest table or value named before them). A comparison with "the
 average / minimum / maximum" compares with that aggregate of the same column (a sub-query).
@@ -17,6 +19,9 @@ from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Query, Target, 
 from nl2sql.reasoning.offline.words.numeric import NumCue
 from nl2sql.reasoning.offline.words.text import Token
 
+# between a metric and its comparison: "revenue is above", "turnover of more than"
+_METRIC_GAP = frozenset({"is", "are", "was", "were", "be", "been", "of", "that", "which", "whose"})
+
 
 def numeric_conditions(
     cues: list[NumCue],
@@ -25,19 +30,27 @@ def numeric_conditions(
     tokens: list[Token],
     used: set[int],
     values: list[ValueMatch] | None = None,
-) -> tuple[list[Cond], list[tuple[NumCue, str]]]:
-    """WHERE conditions on numeric columns, and (cue, counted table) pairs for HAVING."""
+) -> tuple[list[Cond], list[tuple[NumCue, Agg]]]:
+    """WHERE conditions on numeric columns, and (cue, aggregate) pairs for HAVING: a count of
+    the table counted, or a metric compared."""
     conds: list[Cond] = []
-    having: list[tuple[NumCue, str]] = []
+    having: list[tuple[NumCue, Agg]] = []
     for cue in cues:
         focus = focus_table(cue.start, mentions, values or [], res)
+        metric = compared_metric(cue, mentions, tokens, used) if not cue.measure else None
+        if metric is not None:
+            element = metric.metric()
+            assert element is not None and element.metric is not None  # compared_metric checks it
+            used.add(metric.start)
+            having.append((cue, Agg("metric", element.table, metric=element.metric)))
+            continue
         if cue.nested:
             conds.append(_nested_cond(cue, mentions, res, tokens, used, focus))
             continue
         named = _cue_column(cue, mentions, res, tokens, used, focus)
         if named is not None:
             used.add(named[1].start)
-            conds.append(_num_cond(named[0], cue))
+            conds.append(num_cond(named[0], cue))
             continue
         after = adjacent_after(mentions, tokens, cue.end, used)
         col = None
@@ -46,13 +59,13 @@ def numeric_conditions(
             table = res.table(after) if not cue.measure else None
             if table is not None:
                 used.add(after.start)
-                having.append((cue, table))
+                having.append((cue, Agg("count", table)))
                 continue
             col = res.column(after, ("number",), focus)
             counted = _counted_entity(res, col) if col is not None else None
             if counted is not None:  # "at least 3 suppliers" names a key: count its entity
                 used.add(after.start)
-                having.append((cue, counted))
+                having.append((cue, Agg("count", counted)))
                 continue
             if col is not None:
                 used.add(after.start)
@@ -60,8 +73,20 @@ def numeric_conditions(
             col = res.measure_column(cue.measure, [focus] if focus else [])
         if col is None:
             raise Unclear(f"could not tell which column '{cue.text}' applies to")
-        conds.append(_num_cond(col, cue))
+        conds.append(num_cond(col, cue))
     return conds, having
+
+
+def compared_metric(
+    cue: NumCue, mentions: list[Mention], tokens: list[Token], used: set[int]
+) -> Mention | None:
+    """The metric named right before the comparison ("revenue is above 1000", "revenue of more
+    than 1000") or right after its number ("more than 1000 in revenue"), if any."""
+    before = adjacent_before(mentions, tokens, cue.start, used, _METRIC_GAP)
+    if before is not None and before.metric() is not None:
+        return before
+    after = adjacent_after(mentions, tokens, cue.end, used)
+    return after if after is not None and after.metric() is not None else None
 
 
 def _cue_column(
@@ -146,7 +171,8 @@ def focus_table(
     return max(items, key=lambda x: x[0])[1] if items else None
 
 
-def _num_cond(target: Target, cue: NumCue) -> Cond:
+def num_cond(target: Target, cue: NumCue) -> Cond:
+    """`target <op> value` for a comparison: a column in WHERE, a count or a metric in HAVING."""
     if cue.op == "between":
         return Cond(target, "between", [cue.value, cue.high], text=cue.text, pos=cue.start)
     return Cond(target, cue.op, [cue.value], text=cue.text, pos=cue.start)

@@ -9,6 +9,7 @@ the information about …" every column. A bare noun phrase with no request and 
 
 from __future__ import annotations
 
+from nl2sql.reasoning.offline.shapes.comparisons import num_cond
 from nl2sql.reasoning.offline.shapes.measures import Measures
 from nl2sql.reasoning.offline.shapes.spec import Col, Query, Target, Unclear
 
@@ -62,8 +63,8 @@ class Listing(Measures):
         shown = self._listed_tables() + self.projections([])
         if having:
             q.group = keys
-            q.having = [self.having_cond(cue, table) for cue, table in having]
-            q.root = having[0][1]
+            q.having = [num_cond(measure, cue) for cue, measure in having]
+            q.root = having[0][1].table
             self.res.add_context(q.root)
             shown = shown or outputs
         if not shown and not having and not self._wants_all_columns():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import Clauses
+from nl2sql.reasoning.offline.shapes.comparisons import compared_metric
 from nl2sql.reasoning.offline.shapes.spec import Agg, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
@@ -54,25 +55,45 @@ class Measures(Clauses):
             return self._count_measure(cc)
         return self._agg_measure(*ac) if ac is not None else (None, None)
 
-    def _metric_measure(self, cc: tuple[int, int] | None, ac: tuple[str, int] | None
-                        ) -> tuple[Agg, Mention] | None:
+    def _metric_measure(
+        self, cc: tuple[int, int] | None, ac: tuple[str, int] | None
+    ) -> tuple[Agg, Mention] | None:
         """A metric of the semantic layer the question names ("revenue by region"): the measure
         itself, already an aggregate. "total revenue" / "how much revenue" is the metric too;
-        another aggregate word over it would aggregate an aggregate."""
-        m = next((m for m in self.mentions if m.start not in self.used and m.metric()), None)
+        another aggregate word over it would aggregate an aggregate. A metric compared with a
+        number ("whose revenue is above 1000") is a condition, not the measure."""
+        compared = {
+            m.start
+            for cue in self.scan.nums
+            if (m := compared_metric(cue, self.mentions, self.tokens, self.used)) is not None
+        }
+        m = next(
+            (m for m in self.mentions if m.start not in self.used | compared and m.metric()), None
+        )
         element = m.metric() if m is not None else None
         if m is None or element is None or element.metric is None:
             return None
         name = element.metric
         between = self.tokens[ac[1] + 1 : m.start] if ac is not None else []
-        if cc is None and ac is not None and ac[1] < m.start and all(t.low in ("the", "of") for t in between):
+        if (
+            cc is None
+            and ac is not None
+            and ac[1] < m.start
+            and all(t.low in ("the", "of") for t in between)
+        ):
             if ac[0] != "sum":
-                raise Unclear(f"the {self.tokens[ac[1]].text} of metric '{name}' aggregates an "
-                              "aggregate (a nested query); not supported")
-            self.used.update(x.start for x in self.mentions if x.start == ac[1] and x.end == ac[1] + 1)
+                raise Unclear(
+                    f"the {self.tokens[ac[1]].text} of metric '{name}' aggregates an "
+                    "aggregate (a nested query); not supported"
+                )
+            self.used.update(
+                x.start for x in self.mentions if x.start == ac[1] and x.end == ac[1] + 1
+            )
         elif cc is not None or ac is not None:
             cue = self._text(*cc) if cc is not None else self.tokens[ac[1]].text if ac else ""
-            raise Unclear(f"'{cue}' beside metric '{name}' asks for a second measure; not supported")
+            raise Unclear(
+                f"'{cue}' beside metric '{name}' asks for a second measure; not supported"
+            )
         self.used.add(m.start)
         return Agg("metric", element.table, metric=name), m
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
+from nl2sql.reasoning.offline.shapes.comparisons import num_cond
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after
 from nl2sql.reasoning.offline.shapes.ordering import Ordering
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Query, Target, Unclear
@@ -31,7 +32,7 @@ class Ranking(Ordering):
 
     if TYPE_CHECKING:
 
-        def conditions(self, q: Query) -> list[tuple[NumCue, str]]:
+        def conditions(self, q: Query) -> list[tuple[NumCue, Agg]]:
             """Fill q's conditions (`Clauses.conditions`, a subclass in the analyzer's MRO)."""
             ...
 
@@ -80,7 +81,9 @@ class Ranking(Ordering):
         q = Query(root=measure.table, shape="ranking")
         self.res.add_context(q.root)
         keys, outputs = self.outputs(entity)
-        self.conditions(q)
+        having = self.conditions(q)
+        # "top 3 outlets by units moved with turnover above 200": the metric per ranked group
+        q.having = [num_cond(m, cue) for cue, m in having if m.metric is not None]
         shown = self.projections(outputs)
         # "top 5 … by number of orders" shows the numbers; "which year had the most …" the year
         q.group = keys
@@ -104,7 +107,9 @@ class Ranking(Ordering):
         q = Query(root=root, shape="ranking")
         self.res.add_context(q.root)
         _, outputs = self.outputs(entity)
-        self.conditions(q)
+        compared = [cue.text for cue, m in self.conditions(q) if m.metric is not None]
+        if compared:  # rows ranked one by one have no group to compare a metric of
+            raise Unclear(f"could not tell which rows' metric '{compared[0]}' compares")
         asked = self.projections([])
         # asked-for columns are shown alone; otherwise the entity's label (and the measure for top-N)
         ranked: list[Target] = (

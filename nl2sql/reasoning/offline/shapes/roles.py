@@ -12,9 +12,10 @@ from typing import Any
 
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Linking, Mention
+from nl2sql.reasoning.offline.shapes.comparisons import num_cond
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Part, Query, Target, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.numeric import NumCue
 from nl2sql.reasoning.offline.words.scan import Scan, bare_numbers
@@ -196,22 +197,27 @@ class Roles:
                 shown.append(col)
         return shown or default
 
-    def having_subquery(self, q: Query, measure: Agg, having: list[tuple[NumCue, str]]) -> None:
-        """COUNT of entities WHERE key IN (SELECT fk FROM other GROUP BY fk HAVING COUNT(*) op n)."""
+    def having_subquery(self, q: Query, measure: Agg, having: list[tuple[NumCue, Agg]]) -> None:
+        """COUNT of entities WHERE key IN (SELECT fk FROM other GROUP BY fk HAVING COUNT(*) op n),
+        or HAVING <metric> op n ("how many outlets have turnover above 100")."""
         if len(having) != 1 or measure.col is not None:
             raise Unclear("could not combine a count with several per-row count conditions")
-        cue, table = having[0]
+        cue, compared = having[0]
+        table = compared.table
         edge = next((e for e in self.idx.edges if e.src == table and e.dst == q.root), None)
+        key = self.idx.pk(q.root)
+        if (edge is None or len(edge.src_cols) != 1) and compared.metric and len(key) == 1:
+            # a metric over a table further away: the entities' own keys, grouped through the joins
+            own = Col(q.root, key[0])
+            sub = Query(
+                root=table, select=[(own, None)], group=[own], having=[num_cond(compared, cue)]
+            )
+            q.in_subquery = (own, sub)
+            return
         if edge is None or len(edge.src_cols) != 1:
             raise Unclear(f"no direct foreign key from {table} to {q.root} for '{cue.text}'")
         fk = Col(table, edge.src_cols[0])
-        values = [cue.value] if cue.op != "between" else [cue.value, cue.high]
-        sub = Query(
-            root=table,
-            select=[(fk, None)],
-            group=[fk],
-            having=[Cond(Agg("count", table), cue.op, values, text=cue.text)],
-        )
+        sub = Query(root=table, select=[(fk, None)], group=[fk], having=[num_cond(compared, cue)])
         q.in_subquery = (Col(q.root, edge.dst_cols[0]), sub)
 
     def _unknown_between(self, a: int, b: int) -> str | None:
