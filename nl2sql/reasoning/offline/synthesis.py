@@ -8,6 +8,9 @@ question hoped for:
   has the highest rating." for "which X has …"; else "The answer is <value>"; a second
   sentence says what was computed when the sentence alone would not ("Counted rows of orders
   joined with customers.");
+- a percentage, fraction or ratio of two totals (`quotient.py`): "40% of shops are in Oslo."
+  with "%" only when the SQL multiplied by 100, what was divided by what, and "There is no
+  ratio: …" when the denominator was zero or empty (the SQL's NULLIF gave NULL);
 - a ranking whose top rows tie: "Two tie for the highest total: A and B (12).";
 - a compare result: the row with the largest difference, the compared columns named by their
   labels ("Of 4 regions, South differs most: Orders 40 vs Support tickets 95 (difference 55).");
@@ -33,6 +36,7 @@ from nl2sql.inflection import plural_phrase, singular_phrase
 from nl2sql.labels import Kind, describe_columns, humanize, table_noun
 from nl2sql.plan import ColumnRef, PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
+from nl2sql.reasoning.offline.quotient import quotient, quotient_answer
 from nl2sql.reasoning.offline.reading import (
     counts_subject,
     describe,
@@ -115,6 +119,11 @@ def _strip(question: str) -> str:
 def _single(question: str, value: object, plan: PlanModel | None) -> str:
     """One value in a sentence, with what was computed when the sentence does not say it."""
     q = _strip(question)
+    what_is = _WHAT_IS.match(q)
+    divided = quotient(plan)
+    if divided is not None:
+        subject = what_is.group("subject") if what_is else None
+        return quotient_answer(q, value, divided, fmt(value), subject)
     m = measure(plan)
     line = f" {describe(m)[0].upper()}{describe(m)[1:]}." if m else ""
     how_many = _HOW_MANY.match(q)
@@ -129,7 +138,6 @@ def _single(question: str, value: object, plan: PlanModel | None) -> str:
         if rest.lower() == "there" and aux.lower() in ("are", "is", "were", "was"):
             return f"There {aux.lower()} {fmt(value)} {subject}.{line}"
         return f"{fmt(value)} {subject} {aux}{(' ' + rest) if rest else ''}.{line}"
-    what_is = _WHAT_IS.match(q)
     if what_is and not (plan is not None and _says_distinct(q) and not has_distinct(plan)):
         subject = what_is.group("subject")
         return f"{subject[0].upper()}{subject[1:]} is {fmt(value)}."
