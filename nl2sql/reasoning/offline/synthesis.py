@@ -11,7 +11,7 @@ question hoped for:
 - a percentage, fraction or ratio of two totals (`quotient.py`): "40% of shops are in Oslo."
   with "%" only when the SQL multiplied by 100, what was divided by what, and "There is no
   ratio: …" when the denominator was zero or empty (the SQL's NULLIF gave NULL);
-- a ranking whose top rows tie: "Two tie for the highest total: A and B (12).";
+- a ranking whose top rows tie: "2 clients tie for the highest total: A and B (12).";
 - a compare result: the row with the largest difference, the compared columns named by their
   labels ("Of 4 regions, South differs most: Orders 40 vs Support tickets 95 (difference 55).");
 - a measure per category or period: its top and bottom rows ("South has the most orders (95)
@@ -38,10 +38,12 @@ from nl2sql.plan import ColumnRef, PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
 from nl2sql.reasoning.offline.quotient import quotient, quotient_answer
 from nl2sql.reasoning.offline.reading import (
+    claims_unsupported,
     counts_subject,
     describe,
     has_distinct,
     measure,
+    names_column,
     ranking_key,
 )
 from nl2sql.reasoning.offline.words.relative import span_text
@@ -57,7 +59,6 @@ _WHICH = re.compile(
 )
 _SINGULAR = {"have": "has", "are": "is", "were": "was"}
 _DISTINCT_WORDS = re.compile(r"\b(?:distinct|different|unique|separate)\s+", re.I)
-_NUMBER_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _SHOWN_ROWS = 5
 
 
@@ -133,19 +134,40 @@ def _single(question: str, value: object, plan: PlanModel | None) -> str:
             subject = _DISTINCT_WORDS.sub("", subject)
         if m is not None and m.func == "count" and not counts_subject(m, subject):
             return f"The count is {fmt(value)}.{line}"
+        if m is not None and m.func not in ("count", "sum") and not _names_func(q, m.func):
+            return f"The answer is {fmt(value)}.{line}"  # "12.5 units were sold" of an AVG
         rest, aux = how_many.group("rest").strip(), how_many.group("aux")
         line = "" if m is None or (m.func == "count" and not m.distinct) else line
         if rest.lower() == "there" and aux.lower() in ("are", "is", "were", "was"):
             return f"There {aux.lower()} {fmt(value)} {subject}.{line}"
         return f"{fmt(value)} {subject} {aux}{(' ' + rest) if rest else ''}.{line}"
-    if what_is and not (plan is not None and _says_distinct(q) and not has_distinct(plan)):
+    if what_is and _may_echo(what_is.group("subject"), plan):
         subject = what_is.group("subject")
-        return f"{subject[0].upper()}{subject[1:]} is {fmt(value)}."
+        said = m is None or names_column(m, subject)  # else say which column was read
+        return f"{subject[0].upper()}{subject[1:]} is {fmt(value)}.{'' if said else line}"
     which = _WHICH.match(q)
-    if which and m is None:
+    if which and m is None and _may_echo(which.group("rest"), plan):
         verb = which.group("verb").lower()
         return f"{_capital(fmt(value))} {_SINGULAR.get(verb, verb)} {which.group('rest')}."
     return f"The answer is {fmt(value)}.{line}"
+
+
+def _may_echo(words: str, plan: PlanModel | None) -> bool:
+    """Whether the answer may repeat the question's `words`: no "distinct" without DISTINCT,
+    no "average" / "total" / "number of" the plan's aggregate does not compute."""
+    if plan is not None and _says_distinct(words) and not has_distinct(plan):
+        return False
+    return not claims_unsupported(words, plan)
+
+
+def _names_func(text: str, func: str) -> bool:
+    """Whether the question asks for the aggregate `func` ("on average", "at most")."""
+    words = _FUNC_NAMES.get(func, ())
+    return any(re.search(rf"\b{w}\b", text, re.I) for w in words)
+
+
+_FUNC_NAMES = {"avg": ("average", "mean", "avg"), "min": ("least", "minimum", "min", "lowest", "fewest",
+               "smallest"), "max": ("most", "maximum", "max", "highest", "largest", "biggest")}
 
 
 def _says_distinct(text: str) -> bool:
@@ -158,7 +180,8 @@ def _capital(text: str) -> str:
 
 
 def _ties(r: ResultPreview) -> tuple[int, str] | None:
-    """(how many, "Two tie for the highest total: A and B (12).") when a ranking's top tie."""
+    """(how many, "3 stores tie for the highest revenue: A, B and C (500).") when a ranking's
+    top rows tie on its order key."""
     key = ranking_key(r.plan, r.columns)
     if key is None or len(r.rows) < 2:
         return None
@@ -177,11 +200,18 @@ def _ties(r: ResultPreview) -> tuple[int, str] | None:
     ]
     shown = labels[:_SHOWN_ROWS] + (["…"] if tied > _SHOWN_ROWS else [])
     names = ", ".join(shown[:-1]) + " and " + shown[-1]
-    count = _NUMBER_WORDS[tied] if tied < len(_NUMBER_WORDS) else f"{tied:,}"
+    noun = _noun(r, [i for i in range(len(r.columns)) if i != index])
     maybe_more = r.plan is not None and r.plan.limit == tied or r.truncated
-    lead = f"{'At least ' + count if maybe_more else _capital(count)}"
-    best = "highest" if direction == "desc" else "lowest"
-    return tied, f"{lead} tie for the {best} {humanize(name).lower()}: {names}{value}."
+    lead = f"{'At least ' if maybe_more else ''}{tied:,} {noun}"
+    return tied, f"{lead} tie for the {_best(r, index, direction, name)}: {names}{value}."
+
+
+def _best(r: ResultPreview, index: int | None, direction: str, name: str) -> str:
+    """"most orders" for a ranking by a count, "highest revenue" for any other key."""
+    info = r.column_info[index] if index is not None and index < len(r.column_info) else None
+    if info is not None and info.aggregate == "count" and info.name == r.columns[index or 0]:
+        return f"{'most' if direction == 'desc' else 'fewest'} {info.label.lower()}"
+    return f"{'highest' if direction == 'desc' else 'lowest'} {humanize(name).lower()}"
 
 
 def _as_of(text: str, question: str, reference: dt.date | None) -> str:
@@ -236,14 +266,18 @@ def _compare(r: ResultPreview, compare: bool) -> str | None:
 
 
 def _count_of(r: ResultPreview, dims: list[int]) -> str:
-    """"4 regions", "12 months", "1,000+ customers": the noun from the one dimension's label
-    ("region name" → "regions"), else from the plan's table."""
+    """"4 regions", "12 months", "1,000+ customers"."""
+    more = "+" if r.truncated else ""
+    return f"{r.row_count:,}{more} {_noun(r, dims)}"
+
+
+def _noun(r: ResultPreview, dims: list[int]) -> str:
+    """"regions": the plural of the one dimension's label ("region name" → "regions"), else of
+    the plan's table."""
     words = r.column_label(dims[0]).lower().split() if len(dims) == 1 else []
     if len(words) > 1 and words[-1] in ("name", "title", "label", "id", "code"):
         words = words[:-1]
-    noun = plural_phrase(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
-    more = "+" if r.truncated else ""
-    return f"{r.row_count:,}{more} {noun}"
+    return plural_phrase(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
 
 
 def _table(r: ResultPreview) -> str:
