@@ -127,6 +127,8 @@ def _single(question: str, value: object, plan: PlanModel | None) -> str:
         return quotient_answer(q, value, divided, fmt(value), subject)
     m = measure(plan)
     line = f" {describe(m)[0].upper()}{describe(m)[1:]}." if m else ""
+    if value is None and m is not None and m.func != "count":  # SQL's NULL over no values
+        return f"There is no value: no matching row has one.{line}"
     how_many = _HOW_MANY.match(q)
     if how_many:
         subject = how_many.group("subject")

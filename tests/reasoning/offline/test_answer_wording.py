@@ -120,3 +120,17 @@ def _one_value(question: str, func: str, value: float) -> str:
 def test_an_aggregate_word_the_plan_does_not_compute_is_not_repeated(question, func, answer):
     value = 1500 if func == "sum" else 300
     assert _one_value(question, func, value) == answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the average revenue of stores with a revenue above 1000?",
+        "What is the total quantity of order lines with a quantity above 50?",
+    ],
+)
+def test_an_aggregate_over_no_values_is_said_to_have_none(session, question):
+    sql, rows, text = _run(session, question)
+    assert rows == [[None]] and ("AVG(" in sql or "SUM(" in sql)
+    assert text.startswith("There is no value: no matching row has one.")
+    assert "none" not in text
