@@ -25,9 +25,16 @@ from nl2sql.aggregation.duck import (
 )
 from nl2sql.decomposition import PostCombineOp
 from nl2sql.plan import Aggregate, Arithmetic, BoolOp, ColumnRef, Expr, InList, SelectItem, walk
+from nl2sql.sqlgen.division import divide
 
 _COMPARISONS = {"=": exp.EQ, "!=": exp.NEQ, "<": exp.LT, "<=": exp.LTE, ">": exp.GT, ">=": exp.GTE}
-_ARITHMETIC = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div}
+# a quotient is NULL, not infinity, over a zero denominator (nl2sql/sqlgen/division.py)
+_ARITHMETIC: dict[str, Callable[..., exp.Expr]] = {
+    "+": exp.Add,
+    "-": exp.Sub,
+    "*": exp.Mul,
+    "/": divide,
+}
 _AGGREGATES = {"count": exp.Count, "sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}
 
 

@@ -40,6 +40,7 @@ from nl2sql.plan import (
 )
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 from nl2sql.sqlgen.dialects import DATE_LITERAL
+from nl2sql.sqlgen.division import divide
 from nl2sql.sqlgen.metrics import metric_tree
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?P<time>[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
@@ -193,8 +194,7 @@ class ExpressionBuilder(ABC):
         left = _paren(self.expr(node.left, scope, clause))
         right = _paren(self.expr(node.right, scope, clause))
         if node.op == "/":
-            # typed=False: "true division"; sqlglot casts where the engine would truncate
-            return exp.Div(this=left, expression=right, typed=False, safe=False)
+            return divide(left, right)  # true division, NULL (not an error) over zero
         return _ARITHMETIC[node.op](this=left, expression=right)
 
     def _x_comparison(self, node: Comparison, scope: PlanScope, clause: str) -> exp.Expr:

@@ -213,3 +213,22 @@ def test_rendered_expressions_quote_identifiers_and_round_trip_through_sqlglot()
     sql = to_sqlglot(condition).sql(dialect="duckdb")
     assert sql == """("Product Name" LIKE 'it''s%' AND NOT ("units" BETWEEN -1 AND 2.5))"""
     assert sqlglot.parse_one(sql, read="duckdb").sql(dialect="duckdb") == sql
+
+
+def test_a_quotient_over_a_zero_denominator_is_null_not_infinity():
+    returns = pa.table(
+        {"region": ["north", "north", "south"], "units": [4, 6, 5], "returned": [1, 1, 0]}
+    )
+    per_return = Arithmetic(
+        op="/",
+        left=Aggregate(func="sum", arg=col("units")),
+        right=Aggregate(func="sum", arg=col("returned")),
+    )
+    ops = op(
+        "a",
+        "aggregate",
+        group_by=["region"],
+        aggregates=[SelectItem(expr=per_return, alias="units_per_return")],
+    )
+    result = _chain(ops, table=returns)
+    assert result.to_pydict() == {"region": ["north", "south"], "units_per_return": [5.0, None]}

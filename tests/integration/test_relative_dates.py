@@ -30,6 +30,8 @@ CASES = [
     ("How many deliveries were made yesterday?", {2}, "(2026-11-30, as of 2026-12-01)"),
     ("How many deliveries were made this year?", set(range(1, 10)),
      "(2026-01-01 to 2026-12-01, as of 2026-12-01)"),
+    ("How many deliveries were made year to date?", set(range(1, 10)),
+     "(2026-01-01 to 2026-12-01, as of 2026-12-01)"),
 ]  # fmt: skip
 
 
@@ -65,6 +67,8 @@ def _ask_all(source: str, tmp_path) -> None:
             assert any("relative dates as of 2026-12-01" in str(r) for r in result.reasoning)
             listed = session.ask(question.replace("How many deliveries", "Which deliveries"))
             assert set(listed.table().column(0).to_pylist()) == ids, listed.sql
+        latest = session.ask("What is the delivery date of the most recent delivery?")
+        assert [str(d) for d in latest.table().column(0).to_pylist()] == [REF.isoformat()]
         refused = session.ask("How many deliveries were made next week?")
         assert refused.status != "success" and "next week" in refused.errors[0].message
     finally:

@@ -65,7 +65,7 @@ def test_nested_division_casts_once_on_mysql():
         [{"expr": {"kind": "arithmetic", "op": "/", "left": div, "right": _col("c")}}]
     )
     sql = render_plan(plan, "mysql")
-    assert sql.count("CAST(") == 1 and "CAST(`t`.`a` AS DOUBLE) / `t`.`b`" in sql
+    assert sql.count("CAST(") == 1 and "CAST(`t`.`a` AS DOUBLE) / NULLIF(`t`.`b`, 0)" in sql
 
 
 def test_bare_decimal_cast_keeps_its_fraction_on_duckdb_and_mysql():

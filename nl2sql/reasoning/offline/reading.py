@@ -8,6 +8,7 @@ with ties said to have ties.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from nl2sql.plan import (
@@ -23,6 +24,13 @@ from nl2sql.plan import (
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 
 _FUNC_WORDS = {"sum": "sum", "avg": "average", "min": "minimum", "max": "maximum"}
+# words that claim an aggregate, and the aggregates that bear them out ("the total number of
+# orders" is a count, or a sum of a count column; "the total amount" a sum)
+_CLAIMS = (
+    (re.compile(r"\b(?:average|mean|avg)\b", re.I), {"avg"}),
+    (re.compile(r"\b(?:total|sum)\b(?!\s+(?:number|count)\b)", re.I), {"sum"}),
+    (re.compile(r"\b(?:number|count)\s+of\b", re.I), {"count", "sum"}),
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,17 @@ def measure(plan: PlanModel | None) -> Measure | None:
     return Measure(agg.func, column, agg.distinct, tuple(t.name for t in plan.tables))
 
 
+def claims_unsupported(text: str, plan: PlanModel | None) -> bool:
+    """Whether `text` names an aggregate ("average", "total", "number of") that the plan's one
+    selected value does not compute: an answer must not repeat it ("the average price" of a
+    SUM is not an average); without a plan nothing is known to contradict it."""
+    if plan is None:
+        return False
+    expr = plan.select[0].expr if len(plan.select) == 1 else None
+    func = expr.func if isinstance(expr, Aggregate) else None
+    return any(pattern.search(text) and func not in funcs for pattern, funcs in _CLAIMS)
+
+
 def describe(m: Measure) -> str:
     """One plain line saying what the query computed ("counted rows of orders")."""
     over = _over(m.tables)
@@ -70,6 +89,15 @@ def describe(m: Measure) -> str:
     word = _FUNC_WORDS[m.func]
     distinct = " distinct values of" if m.distinct else ""
     return f"{word} of{distinct} {m.column}" + ("" if len(m.tables) == 1 else f" over {over}")
+
+
+def names_column(m: Measure, text: str) -> bool:
+    """Whether `text` names the column the aggregate read ("the total revenue" for
+    SUM(stores.revenue)), so the answer need not add which column it was."""
+    if m.column is None:
+        return True
+    words = {canon(w) for w in text.split()}
+    return bool(words & {canon(w) for w in split_identifier(m.column.split(".")[-1])})
 
 
 def counts_subject(m: Measure, subject: str) -> bool:

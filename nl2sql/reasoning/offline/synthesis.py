@@ -8,7 +8,10 @@ question hoped for:
   has the highest rating." for "which X has …"; else "The answer is <value>"; a second
   sentence says what was computed when the sentence alone would not ("Counted rows of orders
   joined with customers.");
-- a ranking whose top rows tie: "Two tie for the highest total: A and B (12).";
+- a percentage, fraction or ratio of two totals (`quotient.py`): "40% of shops are in Oslo."
+  with "%" only when the SQL multiplied by 100, what was divided by what, and "There is no
+  ratio: …" when the denominator was zero or empty (the SQL's NULLIF gave NULL);
+- a ranking whose top rows tie: "2 clients tie for the highest total: A and B (12).";
 - a compare result: the row with the largest difference, the compared columns named by their
   labels ("Of 4 regions, South differs most: Orders 40 vs Support tickets 95 (difference 55).");
 - a measure per category or period: its top and bottom rows ("South has the most orders (95)
@@ -33,11 +36,14 @@ from nl2sql.inflection import plural_phrase, singular_phrase
 from nl2sql.labels import Kind, describe_columns, humanize, table_noun
 from nl2sql.plan import ColumnRef, PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
+from nl2sql.reasoning.offline.quotient import quotient, quotient_answer
 from nl2sql.reasoning.offline.reading import (
+    claims_unsupported,
     counts_subject,
     describe,
     has_distinct,
     measure,
+    names_column,
     ranking_key,
 )
 from nl2sql.reasoning.offline.words.relative import span_text
@@ -53,7 +59,6 @@ _WHICH = re.compile(
 )
 _SINGULAR = {"have": "has", "are": "is", "were": "was"}
 _DISTINCT_WORDS = re.compile(r"\b(?:distinct|different|unique|separate)\s+", re.I)
-_NUMBER_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _SHOWN_ROWS = 5
 
 
@@ -115,8 +120,15 @@ def _strip(question: str) -> str:
 def _single(question: str, value: object, plan: PlanModel | None) -> str:
     """One value in a sentence, with what was computed when the sentence does not say it."""
     q = _strip(question)
+    what_is = _WHAT_IS.match(q)
+    divided = quotient(plan)
+    if divided is not None:
+        subject = what_is.group("subject") if what_is else None
+        return quotient_answer(q, value, divided, fmt(value), subject)
     m = measure(plan)
     line = f" {describe(m)[0].upper()}{describe(m)[1:]}." if m else ""
+    if value is None and m is not None and m.func != "count":  # SQL's NULL over no values
+        return f"There is no value: no matching row has one.{line}"
     how_many = _HOW_MANY.match(q)
     if how_many:
         subject = how_many.group("subject")
@@ -124,20 +136,40 @@ def _single(question: str, value: object, plan: PlanModel | None) -> str:
             subject = _DISTINCT_WORDS.sub("", subject)
         if m is not None and m.func == "count" and not counts_subject(m, subject):
             return f"The count is {fmt(value)}.{line}"
+        if m is not None and m.func not in ("count", "sum") and not _names_func(q, m.func):
+            return f"The answer is {fmt(value)}.{line}"  # "12.5 units were sold" of an AVG
         rest, aux = how_many.group("rest").strip(), how_many.group("aux")
         line = "" if m is None or (m.func == "count" and not m.distinct) else line
         if rest.lower() == "there" and aux.lower() in ("are", "is", "were", "was"):
             return f"There {aux.lower()} {fmt(value)} {subject}.{line}"
         return f"{fmt(value)} {subject} {aux}{(' ' + rest) if rest else ''}.{line}"
-    what_is = _WHAT_IS.match(q)
-    if what_is and not (plan is not None and _says_distinct(q) and not has_distinct(plan)):
+    if what_is and _may_echo(what_is.group("subject"), plan):
         subject = what_is.group("subject")
-        return f"{subject[0].upper()}{subject[1:]} is {fmt(value)}."
+        said = m is None or names_column(m, subject)  # else say which column was read
+        return f"{subject[0].upper()}{subject[1:]} is {fmt(value)}.{'' if said else line}"
     which = _WHICH.match(q)
-    if which and m is None:
+    if which and m is None and _may_echo(which.group("rest"), plan):
         verb = which.group("verb").lower()
         return f"{_capital(fmt(value))} {_SINGULAR.get(verb, verb)} {which.group('rest')}."
     return f"The answer is {fmt(value)}.{line}"
+
+
+def _may_echo(words: str, plan: PlanModel | None) -> bool:
+    """Whether the answer may repeat the question's `words`: no "distinct" without DISTINCT,
+    no "average" / "total" / "number of" the plan's aggregate does not compute."""
+    if plan is not None and _says_distinct(words) and not has_distinct(plan):
+        return False
+    return not claims_unsupported(words, plan)
+
+
+def _names_func(text: str, func: str) -> bool:
+    """Whether the question asks for the aggregate `func` ("on average", "at most")."""
+    words = _FUNC_NAMES.get(func, ())
+    return any(re.search(rf"\b{w}\b", text, re.I) for w in words)
+
+
+_FUNC_NAMES = {"avg": ("average", "mean", "avg"), "min": ("least", "minimum", "min", "lowest", "fewest",
+               "smallest"), "max": ("most", "maximum", "max", "highest", "largest", "biggest")}
 
 
 def _says_distinct(text: str) -> bool:
@@ -150,7 +182,8 @@ def _capital(text: str) -> str:
 
 
 def _ties(r: ResultPreview) -> tuple[int, str] | None:
-    """(how many, "Two tie for the highest total: A and B (12).") when a ranking's top tie."""
+    """(how many, "3 stores tie for the highest revenue: A, B and C (500).") when a ranking's
+    top rows tie on its order key."""
     key = ranking_key(r.plan, r.columns)
     if key is None or len(r.rows) < 2:
         return None
@@ -169,11 +202,18 @@ def _ties(r: ResultPreview) -> tuple[int, str] | None:
     ]
     shown = labels[:_SHOWN_ROWS] + (["…"] if tied > _SHOWN_ROWS else [])
     names = ", ".join(shown[:-1]) + " and " + shown[-1]
-    count = _NUMBER_WORDS[tied] if tied < len(_NUMBER_WORDS) else f"{tied:,}"
+    noun = _noun(r, [i for i in range(len(r.columns)) if i != index])
     maybe_more = r.plan is not None and r.plan.limit == tied or r.truncated
-    lead = f"{'At least ' + count if maybe_more else _capital(count)}"
-    best = "highest" if direction == "desc" else "lowest"
-    return tied, f"{lead} tie for the {best} {humanize(name).lower()}: {names}{value}."
+    lead = f"{'At least ' if maybe_more else ''}{tied:,} {noun}"
+    return tied, f"{lead} tie for the {_best(r, index, direction, name)}: {names}{value}."
+
+
+def _best(r: ResultPreview, index: int | None, direction: str, name: str) -> str:
+    """"most orders" for a ranking by a count, "highest revenue" for any other key."""
+    info = r.column_info[index] if index is not None and index < len(r.column_info) else None
+    if info is not None and info.aggregate == "count" and info.name == r.columns[index or 0]:
+        return f"{'most' if direction == 'desc' else 'fewest'} {info.label.lower()}"
+    return f"{'highest' if direction == 'desc' else 'lowest'} {humanize(name).lower()}"
 
 
 def _as_of(text: str, question: str, reference: dt.date | None) -> str:
@@ -228,14 +268,18 @@ def _compare(r: ResultPreview, compare: bool) -> str | None:
 
 
 def _count_of(r: ResultPreview, dims: list[int]) -> str:
-    """"4 regions", "12 months", "1,000+ customers": the noun from the one dimension's label
-    ("region name" → "regions"), else from the plan's table."""
+    """"4 regions", "12 months", "1,000+ customers"."""
+    more = "+" if r.truncated else ""
+    return f"{r.row_count:,}{more} {_noun(r, dims)}"
+
+
+def _noun(r: ResultPreview, dims: list[int]) -> str:
+    """"regions": the plural of the one dimension's label ("region name" → "regions"), else of
+    the plan's table."""
     words = r.column_label(dims[0]).lower().split() if len(dims) == 1 else []
     if len(words) > 1 and words[-1] in ("name", "title", "label", "id", "code"):
         words = words[:-1]
-    noun = plural_phrase(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
-    more = "+" if r.truncated else ""
-    return f"{r.row_count:,}{more} {noun}"
+    return plural_phrase(" ".join(words)) if words else _table_noun(r, dims[0] if dims else None)
 
 
 def _table(r: ResultPreview) -> str:

@@ -95,7 +95,8 @@ def test_ties_at_the_top_of_a_ranking_are_said():
     )
     rows = [("Ann", 12), ("Bo", 12), ("Cy", 3)]
     text = answer("Which 3 clients have the most orders?", ["client", "n"], rows, p)
-    assert text == "Two tie for the highest count: Ann and Bo (12)."  # the rest is in the table
+    # the rest of the ranking is in the table
+    assert text == "2 clients tie for the highest count: Ann and Bo (12)."
 
 
 def test_ties_kept_by_a_max_filter_are_all_named():
@@ -109,7 +110,7 @@ def test_ties_kept_by_a_max_filter_are_all_named():
         where=Comparison(op="=", left=col("s", "pop_total"), right=ScalarSubquery(query=top)),
     )
     text = answer("Which state has the largest population?", ["state"], [("A",), ("B",)], p)
-    assert text == "Two tie for the highest pop total: A and B."
+    assert text == "2 states tie for the highest pop total: A and B."
 
 
 def test_relative_dates_say_their_days_and_the_reference_date():

@@ -33,9 +33,11 @@ _RATIO = re.compile(_LEAD + r"(?:ratio|proportion)\s+(?:of|between)\s+(?P<rest>.
 _RATIO_SPLIT = re.compile(r"\s+(?:to|out of|versus|vs\.?|and)\s+(?:all\s+(?:the\s+)?)?", re.I)
 _SHARE = re.compile(
     _LEAD + r"(?P<kind>percentage|percent|fraction|share|proportion)\s+of\s+(?:all\s+)?(?:the\s+)?"
-    r"(?P<whole>.+?)\s+(?P<verb>are|is|were|was|have|has|had|with|that|which|who)\s+(?P<part>.+)$",
+    r"(?P<rest>.+)$",
     re.I,
 )
+_MAIN_VERBS = {"are", "is", "were", "was", "have", "has", "had"}
+_RELATIVES = {"that", "which", "who"}
 # phrases that name the whole data, no condition: "in the database", "overall"
 _WHOLE = re.compile(
     r"\s+(?:in\s+(?:the|this|our)\s+(?:database|data|dataset)|overall|in\s+total|altogether)$",
@@ -70,14 +72,41 @@ def ratio_question(text: str) -> RatioQuestion | None:
         rest, cut = _WHOLE.sub("", ratio.group("rest")), splits[0]
         top, bottom, scope = _shared_scope(rest[: cut.start()], rest[cut.end() :])
         return RatioQuestion(_as_question(top), _as_question(bottom), scope=scope)
-    share = _SHARE.match(text)
+    share = share_parts(text)
     if share:
-        whole, verb, part = share.group("whole"), share.group("verb"), share.group("part")
-        factor = 100.0 if share.group("kind").lower().startswith("percent") else 1.0
+        kind, whole, verb, part = share
+        factor = 100.0 if kind.lower().startswith("percent") else 1.0
         return RatioQuestion(f"how many {whole} {verb} {part}", f"how many {whole}", factor)
     if ratio:
         return RatioQuestion("", "")  # no split word, or several: which one is unclear
     return None
+
+
+def share_parts(text: str) -> tuple[str, str, str, str] | None:
+    """(kind, whole, verb, part) of "what percentage of shops are in Oslo" ("percentage",
+    "shops", "are", "in Oslo"), or None for any other question."""
+    share = _SHARE.match(text.strip().rstrip("?.! "))
+    split = _split_share(share.group("rest").split()) if share else None
+    return (share.group("kind"), *split) if share and split else None
+
+
+def _split_share(words: list[str]) -> tuple[str, str, str] | None:
+    """(whole, verb, part): the whole ends at the first main verb outside a relative clause
+    ("shops with a rating above 4 | are | in Oslo", "people who have cats | are | over 30");
+    without one, at the first "with" / "that" / "which" / "who" ("shops | with | a pool")."""
+    in_clause, fallback = False, None
+    for i, word in enumerate(words[1:-1], start=1):
+        lower = word.lower()
+        if lower in _RELATIVES or lower == "with":
+            fallback = i if fallback is None else fallback
+            in_clause = in_clause or lower in _RELATIVES
+        elif lower in _MAIN_VERBS and in_clause:
+            in_clause = False  # the relative clause's own verb: "who have"
+        elif lower in _MAIN_VERBS:
+            return " ".join(words[:i]), word, " ".join(words[i + 1 :])
+    if fallback is None:
+        return None
+    return " ".join(words[:fallback]), words[fallback], " ".join(words[fallback + 1 :])
 
 
 def _shared_scope(top: str, bottom: str) -> tuple[str, str, str]:
