@@ -176,13 +176,19 @@ class PlanBuilder:
         return self._count_rows(target.table)
 
     def _count_rows(self, table: str) -> Expr:
-        pk = self.idx.pk(table)
-        repeated = table != self.q.root or (self.tree is not None and self.tree.fans_out)
-        if (repeated or self.avoid_fan_out) and len(pk) == 1:
-            if self.tree is not None and self.tree.fans_out:
-                self.notes.append(f"joins repeat {table} rows: counting DISTINCT {table}.{pk[0]}")
-            return Aggregate(func="count", arg=self._expr(Col(table, pk[0])), distinct=True)
-        return Aggregate(func="count", arg=None)
+        fans_out = self.tree is not None and self.tree.fans_out
+        if not (table != self.q.root or fans_out or self.avoid_fan_out):
+            return Aggregate(func="count", arg=None)
+        key = self.idx.row_key(table)
+        if key is None and (fans_out or table != self.q.root):
+            # COUNT(*) over repeated rows would state a wrong number as certain
+            raise Unclear(f"the joins repeat {table} rows and no column of {table} tells its "
+                          "rows apart, so they cannot be counted once each")
+        if key is None:
+            return Aggregate(func="count", arg=None)
+        if fans_out:
+            self.notes.append(f"joins repeat {table} rows: counting DISTINCT {table}.{key}")
+        return Aggregate(func="count", arg=self._expr(Col(table, key)), distinct=True)
 
     def _cond(self, c: Cond) -> Expr:
         if c.op == "or":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Linking, Mention
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
@@ -201,18 +201,37 @@ class Roles:
         if len(having) != 1 or measure.col is not None:
             raise Unclear("could not combine a count with several per-row count conditions")
         cue, table = having[0]
-        edge = next((e for e in self.idx.edges if e.src == table and e.dst == q.root), None)
-        if edge is None or len(edge.src_cols) != 1:
-            raise Unclear(f"no direct foreign key from {table} to {q.root} for '{cue.text}'")
-        fk = Col(table, edge.src_cols[0])
+        edge = self._reference(table, q.root)
+        # "authors who wrote more than 2 papers": the papers of an author are the rows of a
+        # table referencing both (writes), counted per author
+        via = None if edge is not None else self._linking_table(table, q.root)
+        if via is not None:
+            edge = self._reference(via, q.root)
+        if edge is None:
+            raise Unclear(f"no foreign key links {table} to {q.root} for '{cue.text}'")
+        fk = Col(edge.src, edge.src_cols[0])
         values = [cue.value] if cue.op != "between" else [cue.value, cue.high]
         sub = Query(
-            root=table,
+            root=edge.src,
             select=[(fk, None)],
             group=[fk],
             having=[Cond(Agg("count", table), cue.op, values, text=cue.text)],
         )
         q.in_subquery = (Col(q.root, edge.dst_cols[0]), sub)
+
+    def _reference(self, src: str, dst: str) -> FKEdge | None:
+        """The one-column foreign key from `src` to `dst`, declared first, else inferred."""
+        edges = [e for e in self.idx.edges + self.idx.inferred if e.src == src and e.dst == dst]
+        return next((e for e in edges if len(e.src_cols) == 1), None)
+
+    def _linking_table(self, table: str, root: str) -> str | None:
+        """The one table (not `table` or `root`) that references both; None when none or several."""
+        found = {
+            e.src
+            for e in self.idx.edges + self.idx.inferred
+            if e.dst == root and e.src not in (table, root) and self._reference(e.src, table)
+        }
+        return next(iter(found)) if len(found) == 1 else None
 
     def _unknown_between(self, a: int, b: int) -> str | None:
         """A message naming the first unexplained word in tokens[a:b], if any."""
