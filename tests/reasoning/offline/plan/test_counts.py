@@ -166,3 +166,12 @@ def test_a_superlative_over_a_number_of_things_shows_only_the_entity(session):
         "Which painter has the highest number of exhibitions?", datasource="linked"
     )
     assert _rows(result) == [("Ines",)]
+
+
+def test_the_answer_says_distinct_only_when_the_sql_counts_distinct(session):
+    rows = session.ask("How many different workshops are there?", datasource="snake")
+    assert _rows(rows) == [(4,)] and "DISTINCT" not in rows.sql.upper()
+    assert "different" not in rows.answer and "distinct" not in rows.answer
+    runs = session.ask("How many distinct workshops with runs are there?", datasource="snake")
+    assert _rows(runs) == [(3,)] and "COUNT(DISTINCT" in runs.sql.upper()
+    assert "distinct" in runs.answer
