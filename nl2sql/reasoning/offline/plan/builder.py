@@ -2,7 +2,8 @@
 
 Output names are predictable because other sub-queries join on them: a column keeps its name
 (`district_name`, `genre`; `<table>_<column>` on a clash), a date part is named by the part
-(`year`), COUNT(*) is `count_<table>`, COUNT(DISTINCT c) is `count_distinct_<c>`, and the other
+(`year`), COUNT(*) is `count_<table>`, COUNT(DISTINCT c) is `count_distinct_<c>` (COUNT(c) of a
+column holding one value per row `count_<c>`), and the other
 aggregates are `<func>_<column>` (`sum_fee`, `avg_list_price`).
 When a join repeats the rows of the counted table (it follows a foreign key "backwards"), COUNT(*)
 becomes COUNT(DISTINCT primary key) so every row is counted once.
@@ -161,7 +162,7 @@ class PlanBuilder:
         if target.col is None:
             return f"count_{snake(self.idx.tables[target.table].name)}"
         if target.func == "count":
-            return f"count_distinct_{snake(target.col.column)}"
+            return f"count_{'distinct_' if target.distinct else ''}{snake(target.col.column)}"
         return f"{target.func}_{snake(target.col.column)}"
 
     def _expr(self, target: Target) -> Expr:
