@@ -47,7 +47,6 @@ class Measures(Clauses):
         if cc is not None and oc is not None and oc[1] <= cc[0] <= oc[1] + 1:
             cc = None  # "ordered by the number of final tables": a column named "number of …"
         self._agg_index = ac[1] if ac is not None and cc is None else None
-        self.count_start = cc[0] if cc is not None else None
         if cc is not None and ac is not None and ac[1] < cc[0] - 2:
             cc = None  # "the maximum fee for different numbers of pages": the first cue wins
         metric = self._metric_measure(cc, ac)

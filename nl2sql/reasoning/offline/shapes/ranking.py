@@ -54,12 +54,6 @@ class Ranking(Ordering):
         limit, limit_i, limit_dir = self.scan.limit
         if measure is None:
             measure, m_m = self._rank_measure(sup)
-        if isinstance(measure, Agg) and measure.func == "count" and sup is not None:
-            # "the most exhibitions, and how many exhibitions": the noun after "most" is the
-            # counted table again, not the ranked entity
-            again = self.next_mention(sup[1] + 1, within=1)
-            if again is not None and self.res.table(again) == measure.table:
-                self.used.add(again.start)
         entity_m = self._entity(limit_i, sup, m_m)
         entity = self.group_target(entity_m)
         self.res.entity = entity if isinstance(entity, str) else entity.table
@@ -90,17 +84,10 @@ class Ranking(Ordering):
         shown = self.projections(outputs)
         # "top 5 … by number of orders" shows the numbers; "which year had the most …" the year
         q.group = keys
-        asked = limit is not None or self._count_asked(sup)
-        q.select = [(o, None) for o in shown + ([measure] if asked else [])]
+        q.select = [(o, None) for o in shown + ([measure] if limit is not None else [])]
         q.order = [(measure, direction)]
         q.limit = limit or 1
         return q
-
-    def _count_asked(self, sup: Superlative | None) -> bool:
-        """ "which X has the most Y, and how many": a count asked for in its own words, not the
-        "number of" a superlative ranks by ("the highest number of Y")."""
-        start = self.count_start
-        return start is not None and (sup is None or not 0 < start - sup[1] <= 2)
 
     def _attribute_of(self, entity_table: str | None, table: str) -> bool:
         """True when each entity row has at most one row of `table` (FK path without fan-out)."""

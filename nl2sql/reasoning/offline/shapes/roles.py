@@ -69,7 +69,6 @@ class Roles:
         self.replace = dict(hints.get("replace_value") or {})
         self.extra: list[Agg] = []  # further aggregates of the same column
         self.quantity = False  # a count cue named a numeric column that holds counts
-        self.count_start: int | None = None  # where the count cue ("how many") starts
         self.named: set[int] = set(s.taken)
         spans = [(v.start, v.end) for v in linking.values]
         s.nums = s.nums + bare_numbers(s, spans)

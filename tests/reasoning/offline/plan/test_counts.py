@@ -141,26 +141,6 @@ def test_a_key_named_after_its_table_wins_over_another_unique_key_word():
     assert idx.row_key("workshops") == "id"  # but either counts each row once
 
 
-@pytest.mark.parametrize(
-    ("datasource", "question", "expected"),
-    [
-        (
-            "linked",
-            "Which painter has the most exhibitions, and how many exhibitions does the "
-            "painter have?",
-            [("Ines", 3)],
-        ),
-        (
-            "snake",
-            "Which topic has the most workshops and how many workshops are there?",
-            [("Pottery", 2)],
-        ),
-    ],
-)
-def test_the_top_entity_and_its_count_when_both_are_asked(session, datasource, question, expected):
-    assert _rows(session.ask(question, datasource=datasource)) == expected
-
-
 def test_a_superlative_over_a_number_of_things_shows_only_the_entity(session):
     result = session.ask(
         "Which painter has the highest number of exhibitions?", datasource="linked"
