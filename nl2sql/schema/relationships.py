@@ -260,10 +260,12 @@ def inferred_key(table: Table) -> str | None:
     named = [c for c in table.columns if _kind(c) and _unique(table, c) and _own_name(table, c)]
     # `store_id` over a unique `store_name`: the one with a key suffix identifies the row
     keyish = [c for c in named if split_words(c.name)[-1] in KEY_SUFFIXES or _key_stem(c.name)]
-    # `workshop_id` over a unique `number`: an id is made to identify a row, while a number or a
-    # code the rows happen not to repeat is often something the business writes down
+    # `course_id` over a unique `number` in course: a key that names its table says whose it is;
+    # then an id over a unique `number` or code: an id is made to identify a row, while a number
+    # the rows happen not to repeat is often something the business writes down
+    stemmed = [c for c in keyish if _key_stem(c.name)]
     ids = [c for c in keyish if split_words(c.name)[-1] == "id" or c.name.lower().endswith("id")]
-    for found in (ids, keyish, named):
+    for found in (stemmed, ids, keyish, named):
         if found:
             return found[0].name if len(found) == 1 else None
     return None
@@ -283,6 +285,13 @@ def _unique(table: Table, col: Column) -> bool:
     over at most the first `_POPULATION` rows (see datasources/introspection.py)."""
     rows = min(table.row_count or 0, _POPULATION)
     return bool(col.distinct_count and rows and col.distinct_count >= _UNIQUE_SHARE * rows)
+
+
+def holds_every_row_once(table: Table, col: Column) -> bool:
+    """A different non-null value on every row of a table profiled whole: counting its distinct
+    values counts the table's rows, however often a join repeats them."""
+    rows = table.row_count or 0
+    return bool(rows and rows <= _POPULATION and col.distinct_count == rows)
 
 
 def _kind(col: Column) -> str | None:

@@ -298,8 +298,9 @@ def _table(r: ResultPreview) -> str:
 
 
 def _listed(r: ResultPreview) -> str:
-    """A list of entities: how many matched, named by the plan's table ("18 customers match")."""
-    noun = _table_noun(r)
+    """A list of entities: how many matched, named by the table the listed column is read from
+    ("18 customers match"; painters grouped over a join from exhibitions are painters)."""
+    noun = _table_noun(r, 0)
     if r.row_count == 1:
         noun = singular_phrase(noun)
         return f"1 {noun} matches."

@@ -21,7 +21,14 @@ from nl2sql.reasoning.offline.catalog.naming import (
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 from nl2sql.schema.models import Cardinality, Column, SchemaSnapshot, Table, many_ends
-from nl2sql.schema.relationships import infer_relationships, inferred_key, name_match
+from nl2sql.schema.relationships import (
+    KEY_SUFFIXES,
+    holds_every_row_once,
+    infer_relationships,
+    inferred_key,
+    name_match,
+    split_words,
+)
 
 _LABEL_WORDS = ("nam", "titl", "label")
 _MAX_VALUE_WORDS = 6
@@ -116,6 +123,20 @@ class SchemaIndex:
             key = inferred_key(t)
             self._inferred_keys[table] = [key] if key else []
         return self._inferred_keys[table]
+
+
+    def row_key(self, table: str) -> str | None:
+        """The column that counts each row of `table` once through joins that repeat it: the
+        one-column primary key (declared or inferred), else a column holding a different
+        non-null value on every row, key-named ones first; None for a composite key or none."""
+        pk = self.pk(table)
+        if pk:
+            return pk[0] if len(pk) == 1 else None
+        t = self.tables[table]
+        unique = [c for c in t.columns
+                  if self.kind(table, c.name) in ("number", "text") and holds_every_row_once(t, c)]
+        unique.sort(key=lambda c: split_words(c.name)[-1] not in KEY_SUFFIXES)
+        return unique[0].name if unique else None
 
 
 def build_index(snapshot: SchemaSnapshot) -> SchemaIndex:

@@ -2,7 +2,8 @@
 
 Output names are predictable because other sub-queries join on them: a column keeps its name
 (`district_name`, `genre`; `<table>_<column>` on a clash), a date part is named by the part
-(`year`), COUNT(*) is `count_<table>`, COUNT(DISTINCT c) is `count_distinct_<c>`, and the other
+(`year`), COUNT(*) is `count_<table>`, COUNT(DISTINCT c) is `count_distinct_<c>` (COUNT(c) of a
+column holding one value per row `count_<c>`), and the other
 aggregates are `<func>_<column>` (`sum_fee`, `avg_list_price`).
 When a join repeats the rows of the counted table (it follows a foreign key "backwards"), COUNT(*)
 becomes COUNT(DISTINCT primary key) so every row is counted once.
@@ -56,7 +57,6 @@ class PlanBuilder:
         self.notes: list[str] = []
         self.tree: JoinTree | None = None
         self.inferred: list[str] = []  # joins along undeclared relationships, nested ones too
-        self.repeated_count = ""  # why a COUNT(*) may count rows a join repeats ("": it cannot)
 
     def build(self, q: Query) -> PlanModel:
         """The PlanModel of `q`; JoinError when its tables are not connected."""
@@ -162,7 +162,7 @@ class PlanBuilder:
         if target.col is None:
             return f"count_{snake(self.idx.tables[target.table].name)}"
         if target.func == "count":
-            return f"count_distinct_{snake(target.col.column)}"
+            return f"count_{'distinct_' if target.distinct else ''}{snake(target.col.column)}"
         return f"{target.func}_{snake(target.col.column)}"
 
     def _expr(self, target: Target) -> Expr:
@@ -177,18 +177,19 @@ class PlanBuilder:
         return self._count_rows(target.table)
 
     def _count_rows(self, table: str) -> Expr:
-        pk = self.idx.pk(table)
-        repeated = table != self.q.root or (self.tree is not None and self.tree.fans_out)
-        if (repeated or self.avoid_fan_out) and len(pk) == 1:
-            note = f"joins repeat {table} rows: counting DISTINCT {table}.{pk[0]}"
-            if self.tree is not None and self.tree.fans_out and note not in self.notes:
-                self.notes.append(note)
-            return Aggregate(func="count", arg=self._expr(Col(table, pk[0])), distinct=True)
-        if repeated and self.tree is not None and self.tree.fans_out:
-            # nothing identifies a row to count once: COUNT(*) may count some rows twice
-            self.repeated_count = f"joins repeat {table} rows and no key identifies one: " \
-                "the count may include repeats"
-        return Aggregate(func="count", arg=None)
+        fans_out = self.tree is not None and self.tree.fans_out
+        if not (table != self.q.root or fans_out or self.avoid_fan_out):
+            return Aggregate(func="count", arg=None)
+        key = self.idx.row_key(table)
+        if key is None and (fans_out or table != self.q.root):
+            # COUNT(*) over repeated rows would state a wrong number as certain
+            raise Unclear(f"the joins repeat {table} rows and no column of {table} tells its "
+                          "rows apart, so they cannot be counted once each")
+        if key is None:
+            return Aggregate(func="count", arg=None)
+        if fans_out:
+            self.notes.append(f"joins repeat {table} rows: counting DISTINCT {table}.{key}")
+        return Aggregate(func="count", arg=self._expr(Col(table, key)), distinct=True)
 
     def _cond(self, c: Cond) -> Expr:
         if c.op == "or":

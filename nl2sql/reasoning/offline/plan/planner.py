@@ -150,9 +150,6 @@ def read_linked(
     if builder.tree and builder.tree.fans_out and _sums(q):
         notes.append("a join repeats rows under SUM/AVG; the total may count some rows twice")
         penalty += 0.3
-    if builder.repeated_count:
-        notes.append(builder.repeated_count)
-        penalty += _GUESS_PENALTY
     if unnamed := unnamed_shown(s, linking, q, idx.table_words):
         # a column picked by a generic word ("name", "id") from a table no word names
         notes.append(f"{unnamed} column(s) shown from a table the question does not name")

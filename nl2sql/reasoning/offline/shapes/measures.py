@@ -13,11 +13,13 @@ from __future__ import annotations
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import Clauses
 from nl2sql.reasoning.offline.shapes.comparisons import compared_metric
-from nl2sql.reasoning.offline.shapes.spec import Agg, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
+from nl2sql.schema.relationships import KEY_SUFFIXES, holds_every_row_once, split_words
 
 _DISTINCT = {"different", "distinct", "unique"}
+_COUNT_SUFFIXES = {"num", "number", "nr", "no"}  # `page_num` may hold a count; `ref`, `id` never
 _HAVE = {"has", "have", "had", "having", "with", "gets", "got", "received", "receives"}
 
 
@@ -106,6 +108,10 @@ class Measures(Clauses):
             )
         distinct = any(t.low in _DISTINCT for t in self.tokens[cc[1] : m.start])
         self.used.add(m.start)
+        # the cue's own words ("total number of") are the count, even where a column is named
+        # "number" or "total": they have no other role to play
+        start = cc[0] - 1 if cc[0] > 0 and self.tokens[cc[0] - 1].low == "total" else cc[0]
+        self.used.update(x.start for x in self.mentions if start <= x.start and x.end <= cc[1])
         before = [t for t in self.tokens[max(0, cc[0] - 2) : cc[0]] if t.low != "the"]
         if before and before[-1].low in C.AGG_WORDS and C.AGG_WORDS[before[-1].low] != "sum":
             return self._agg_of_number(C.AGG_WORDS[before[-1].low], m), m
@@ -153,12 +159,30 @@ class Measures(Clauses):
             # "the number of suppliers" names a foreign key: count the rows it references
             self.res.add_context(entity)
             return Agg("count", entity)
-        is_key = col.column in self.idx.keys.get(col.table, set())
+        # a column named as a key (`memberId`) identifies things, it holds no count to add up
+        is_key = col.column in self.idx.keys.get(col.table, set()) or _key_named(col.column)
         if self.idx.kind(col.table, col.column) == "number" and not is_key and not distinct:
             # "how many pages does X have": the column holds the count already
             self.quantity = True
             return Agg("sum", col.table, col)
-        return Agg("count", col.table, col, distinct=not is_key or distinct)
+        if not distinct and self._yes_no(col):
+            raise Unclear(f"'{m.text}' is a yes/no column: count the rows where it holds, or "
+                          "name what to count")
+        # a key repeated in its table (`student_id` of enrolments) counts entities once each
+        return Agg("count", col.table, col, distinct=distinct or not self._identifies_rows(col))
+
+    def _yes_no(self, col: Col) -> bool:
+        """A flag column: counting its distinct values (two at most) answers no "how many"."""
+        column = self.idx.column(col.table, col.column)
+        two = column is not None and column.distinct_count is not None and column.distinct_count <= 2
+        return self.idx.kind(col.table, col.column) == "bool" or two
+
+    def _identifies_rows(self, col: Col) -> bool:
+        """Whether the column holds one value per row: its table's key or unique in the data."""
+        if self.idx.pk(col.table) == [col.column]:
+            return True
+        table, column = self.idx.tables[col.table], self.idx.column(col.table, col.column)
+        return column is not None and holds_every_row_once(table, column)
 
     def _extreme(self, sup: Superlative) -> tuple[Agg, Mention]:
         direction, i, stems = sup
@@ -169,3 +193,9 @@ class Measures(Clauses):
             raise Unclear(f"could not tell what '{self.tokens[i].text}' applies to")
         self.used.add(m.start)
         return Agg(func, col.table, col), m
+
+
+def _key_named(column: str) -> bool:
+    """`memberId`, `class_code`, `custRef`: the last word says the column identifies things."""
+    last = split_words(column)[-1]
+    return last in KEY_SUFFIXES and last not in _COUNT_SUFFIXES

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Linking, Mention
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after
@@ -204,9 +204,9 @@ class Roles:
             raise Unclear("could not combine a count with several per-row count conditions")
         cue, compared = having[0]
         table = compared.table
-        edge = next((e for e in self.idx.edges if e.src == table and e.dst == q.root), None)
+        edge = self._reference(table, q.root)
         key = self.idx.pk(q.root)
-        if (edge is None or len(edge.src_cols) != 1) and compared.metric and len(key) == 1:
+        if edge is None and compared.metric and len(key) == 1:
             # a metric over a table further away: the entities' own keys, grouped through the joins
             own = Col(q.root, key[0])
             sub = Query(
@@ -214,11 +214,30 @@ class Roles:
             )
             q.in_subquery = (own, sub)
             return
-        if edge is None or len(edge.src_cols) != 1:
-            raise Unclear(f"no direct foreign key from {table} to {q.root} for '{cue.text}'")
-        fk = Col(table, edge.src_cols[0])
-        sub = Query(root=table, select=[(fk, None)], group=[fk], having=[num_cond(compared, cue)])
+        # "authors who wrote more than 2 papers": the papers of an author are the rows of a
+        # table referencing both (writes), counted per author
+        via = None if edge is not None else self._linking_table(table, q.root)
+        if via is not None:
+            edge = self._reference(via, q.root)
+        if edge is None:
+            raise Unclear(f"no foreign key links {table} to {q.root} for '{cue.text}'")
+        fk = Col(edge.src, edge.src_cols[0])
+        sub = Query(root=edge.src, select=[(fk, None)], group=[fk], having=[num_cond(compared, cue)])
         q.in_subquery = (Col(q.root, edge.dst_cols[0]), sub)
+
+    def _reference(self, src: str, dst: str) -> FKEdge | None:
+        """The one-column foreign key from `src` to `dst`, declared first, else inferred."""
+        edges = [e for e in self.idx.edges + self.idx.inferred if e.src == src and e.dst == dst]
+        return next((e for e in edges if len(e.src_cols) == 1), None)
+
+    def _linking_table(self, table: str, root: str) -> str | None:
+        """The one table (not `table` or `root`) that references both; None when none or several."""
+        found = {
+            e.src
+            for e in self.idx.edges + self.idx.inferred
+            if e.dst == root and e.src not in (table, root) and self._reference(e.src, table)
+        }
+        return next(iter(found)) if len(found) == 1 else None
 
     def _unknown_between(self, a: int, b: int) -> str | None:
         """A message naming the first unexplained word in tokens[a:b], if any."""
