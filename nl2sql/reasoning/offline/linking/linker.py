@@ -4,12 +4,15 @@ Rules, in order (each consumes its words):
 1. Quoted text ('like this') is a value, taken literally.
 2. Word sequences equal (case-insensitively) to a sample value of a text column are values,
    longest first — except a single word that is also the full name of a table or column.
-3. The remaining non-function words are matched to table/column phrase forms, longest first
-   (names, human-readable names, `table column` qualified forms, short and head-noun forms).
-4. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
+3. A unit after a number or after "in" ("over 120 kph", "the distance in km") says how the
+   number is measured and names nothing, unless a column is called so.
+4. The remaining non-function words are matched to table/column phrase forms, longest first
+   (names, human-readable names, `table column` qualified forms, short and head-noun forms,
+   identifiers glued or split differently: "username" / `user_name`, "sign-ups" / `signup`).
+5. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
    the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
    links, and the value is emitted as stored.
-5. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
+6. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
    by the lexicon; whatever is left is unexplained, and the planner refuses it.
 """
 
@@ -19,10 +22,12 @@ from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
+from nl2sql.reasoning.offline.catalog.segments import glued_words
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token, canon, irregular_verb
+from nl2sql.reasoning.offline.words.units import is_unit
 
 __all__ = ["Linking", "Mention", "ValueMatch", "link"]
 
@@ -37,6 +42,8 @@ def link(
     _sample_values(tokens, idx, used, out)
     _where(tokens, idx, used, out)
     _acronyms(tokens, idx, used, out)
+    out.units = [t for t in tokens if t.index not in used and _measured_in(tokens, idx, t)]
+    used.update(t.index for t in out.units)
     _schema(tokens, idx, used, out)
     checkpoint()
     rest = [t for t in tokens if t.index not in used and t.kind == "word" and t.low not in STOP]
@@ -56,6 +63,20 @@ def link(
 def is_lexical(tok: Token) -> bool:
     """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
     return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
+
+
+def _measured_in(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
+    """A unit right after a number ("120 kph") or after "in" ("in km", "in USD") — unless
+    a column is called so ("more than 3 points" of a `points` column); the unit at the end of
+    a column's name (`priceUsd`) is no name of the column."""
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    return (
+        prev is not None
+        and (prev.kind == "number" or prev.low == "in")
+        and tok.kind == "word"
+        and not _strong_schema_word(idx, tok)
+        and is_unit(tok.text)
+    )
 
 
 def _where(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
@@ -107,8 +128,12 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
                 t.index in used or t.kind not in ("word", "number") for t in span
             ):
                 continue
-            if size == 1 and not _bare_letter(tokens, span[0]) and (
-                span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
+            if (
+                size == 1
+                and not _bare_letter(tokens, span[0])
+                and (
+                    span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
+                )
             ):
                 continue
             text = normalize_value(" ".join(t.text for t in span))
@@ -191,6 +216,10 @@ def _elements(idx: SchemaIndex, span: list[Token]) -> list[Element]:
     """The schema elements a span names. A lone frame word ("list", "number", "show") names only
     an element called exactly so, never one it is merely a part of (`price_list`)."""
     elements = idx.phrases.get(tuple(t.canon for t in span), [])
+    if not elements and 1 < len(span) <= 3 and span[-1].index - span[0].index == len(span) - 1:
+        # "sign-ups" names `signup`, "order ID" `orderid`: adjacent words written as one
+        glued = idx.phrases.get(glued_words(t.text for t in span), [])
+        elements = [e for e in glued if e.score >= 0.85]
     if len(span) == 1 and is_verb_form(span[0]):
         # "boats were made" does not name a `make` column; "opened" may name `opened_date` and
         # "priced between 10 and 20" the price: a verb names a measure or a date, never a label
