@@ -2,8 +2,10 @@
 unit, or by the noun its words modify.
 
 - glued: `user_name` is "username", `zip_code` "zipcode", `first_name` "firstname" — the
-  identifier's words written as one (the linker glues question words the same way, so
-  "sign-ups" names `signup` and "order ID" names `orderid`);
+  identifier's words written as one. The reverse, question words glued to name a one-word
+  identifier ("sign-ups" for `signup`), was measured and left out: on the classical set it made
+  five questions answerable, four of them wrongly (a count of rows where a count column's sum
+  was asked, a label where an id was asked: readings the link itself cannot fix);
 - without a unit: `distance_km` is the distance, `weight_kg` the weight, `priceUsd` the price
   (`words/units.py` says what a unit is);
 - by its modifier: `genre_description` and `genre_code` describe a genre, so "which genres"
@@ -14,8 +16,6 @@ unit, or by the noun its words modify.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from nl2sql.reasoning.offline.words.text import STOP, canon, split_identifier
 from nl2sql.reasoning.offline.words.units import without_unit
 
@@ -23,6 +23,7 @@ from nl2sql.reasoning.offline.words.units import without_unit
 _DESCRIPTORS = tuple(
     canon(w) for w in ("name", "title", "label", "description", "type", "code", "number", "id")
 )
+_LABEL_LIKE = _DESCRIPTORS.index(canon("type"))  # the descriptors up to here label the noun
 
 
 def glued_form(name: str) -> tuple[str, ...] | None:
@@ -30,11 +31,6 @@ def glued_form(name: str) -> tuple[str, ...] | None:
     for a one-word identifier."""
     words = split_identifier(name)
     return (canon("".join(words)),) if len(words) >= 2 else None
-
-
-def glued_words(words: Iterable[str]) -> tuple[str, ...]:
-    """Question words written as one ("sign", "ups" -> ("signup",)), canonical."""
-    return (canon("".join(w.lower() for w in words)),)
 
 
 def unit_free_words(name: str) -> tuple[str, ...] | None:
@@ -48,7 +44,8 @@ def modifier_columns(
     col_words: dict[tuple[str, str], tuple[str, ...]],
 ) -> dict[tuple[str, ...], list[tuple[str, str]]]:
     """Noun phrase -> the (table, column) of each table that describes it, that table's most
-    label-like such column (`genre_description` over `genre_code`)."""
+    label-like such column (`genre_description` over `genre_code`); a table that has only a
+    code, number or id for the noun is left out when another table labels it."""
     best: dict[tuple[str, ...], dict[str, tuple[int, str]]] = {}
     for (table, column), words in col_words.items():
         if len(words) < 2 or words[-1] not in _DESCRIPTORS:
@@ -57,7 +54,10 @@ def modifier_columns(
         per_table = best.setdefault(words[:-1], {})
         if table not in per_table or rank < per_table[table][0]:
             per_table[table] = (rank, column)
-    return {
-        phrase: [(table, column) for table, (_, column) in per_table.items()]
-        for phrase, per_table in best.items()
-    }
+    out = {}
+    for phrase, per_table in best.items():
+        # a table with a label for the noun describes it; one with only its code refers to it
+        labelled = [t for t, (rank, _) in per_table.items() if rank <= _LABEL_LIKE]
+        tables = labelled or list(per_table)
+        out[phrase] = [(table, per_table[table][1]) for table in tables]
+    return out

@@ -8,7 +8,7 @@ Rules, in order (each consumes its words):
    number is measured and names nothing, unless a column is called so.
 4. The remaining non-function words are matched to table/column phrase forms, longest first
    (names, human-readable names, `table column` qualified forms, short and head-noun forms,
-   identifiers glued or split differently: "username" / `user_name`, "sign-ups" / `signup`).
+   identifiers written glued: "username" names `user_name`).
 5. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
    the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
    links, and the value is emitted as stored.
@@ -22,7 +22,6 @@ from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
-from nl2sql.reasoning.offline.catalog.segments import glued_words
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
@@ -216,10 +215,6 @@ def _elements(idx: SchemaIndex, span: list[Token]) -> list[Element]:
     """The schema elements a span names. A lone frame word ("list", "number", "show") names only
     an element called exactly so, never one it is merely a part of (`price_list`)."""
     elements = idx.phrases.get(tuple(t.canon for t in span), [])
-    if not elements and 1 < len(span) <= 3 and span[-1].index - span[0].index == len(span) - 1:
-        # "sign-ups" names `signup`, "order ID" `orderid`: adjacent words written as one
-        glued = idx.phrases.get(glued_words(t.text for t in span), [])
-        elements = [e for e in glued if e.score >= 0.85]
     if len(span) == 1 and is_verb_form(span[0]):
         # "boats were made" does not name a `make` column; "opened" may name `opened_date` and
         # "priced between 10 and 20" the price: a verb names a measure or a date, never a label

@@ -11,8 +11,8 @@ A word counts as a unit only where it can be one:
 - not a function word ("in" is an inch to pint), not a single letter ("m", "s");
 - not a dimensionless "unit" (pint's "count", "percent", "degree"): `item_count` is a count of
   items, not items measured in counts;
-- a calendar unit only in the plural: `age_years` is an age in years, `birth_year` the year of
-  a birth.
+- a calendar unit only in the plural: `age_years` is an age in years, `fiscal_year` the year of
+  a fiscal period.
 """
 
 from __future__ import annotations

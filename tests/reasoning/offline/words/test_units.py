@@ -7,7 +7,6 @@ import pytest
 
 from nl2sql.reasoning.offline.catalog.segments import (
     glued_form,
-    glued_words,
     modifier_columns,
     unit_free_words,
 )
@@ -34,19 +33,18 @@ def test_words_that_are_no_units(word):
 def test_an_identifier_without_its_unit():
     assert without_unit(["range", "km"]) == ["range"]
     assert without_unit(["price", "usd"]) == ["price"]
-    assert without_unit(["birth", "year"]) is None  # the year of a birth, not a length in years
+    assert without_unit(["fiscal", "year"]) is None  # a year of accounts, not a length in years
     assert without_unit(["km"]) is None  # nothing would be left
     assert unit_free_words("durationMin") == ("duration",)
     assert unit_free_words("item_count") is None
 
 
-def test_glued_and_split_forms_meet():
-    assert glued_form("user_name") == glued_words(["username"]) == glued_words(["User", "Name"])
-    assert glued_words(["sign", "ups"]) == glued_form("signUp")
+def test_an_identifier_glued():
+    assert glued_form("user_name") == glued_form("UserName") == ("usernam",)
     assert glued_form("title") is None
 
 
-def test_a_modifier_names_the_most_label_like_column_of_each_table():
+def test_a_modifier_names_the_label_like_column_of_the_tables_that_label_it():
     words = {
         ("items", "genre_code"): ("genr", "cod"),
         ("items", "genre_description"): ("genr", "description"),
@@ -54,5 +52,9 @@ def test_a_modifier_names_the_most_label_like_column_of_each_table():
         ("shelves", "shelf_name"): ("shelf", "nam"),
     }
     found = modifier_columns(words)
-    assert sorted(found[("genr",)]) == [("items", "genre_description"), ("shelves", "genre_code")]
+    assert found[("genr",)] == [("items", "genre_description")]  # shelves only refer to it
     assert found[("shelf",)] == [("shelves", "shelf_name")]
+    codes_only = modifier_columns(
+        {("a", "genre_code"): ("genr", "cod"), ("b", "genre_id"): ("genr", "id")}
+    )
+    assert sorted(codes_only[("genr",)]) == [("a", "genre_code"), ("b", "genre_id")]
