@@ -66,12 +66,14 @@ def is_lexical(tok: Token) -> bool:
 
 def _measured_in(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
     """A unit right after a number ("120 kph") or after "in" ("in km", "in USD") — unless
-    a column is called so ("more than 3 points" of a `points` column); the unit at the end of
-    a column's name (`priceUsd`) is no name of the column."""
+    a column is called so ("more than 3 points" of a `points` column), or a capitalized word
+    after "in" may be a place ("in Miles City"); the unit at the end of a column's name
+    (`priceUsd`) is no name of the column."""
     prev = tokens[tok.index - 1] if tok.index > 0 else None
+    place = tok.text[:1].isupper() and not tok.text.isupper()
     return (
         prev is not None
-        and (prev.kind == "number" or prev.low == "in")
+        and (prev.kind == "number" or (prev.low == "in" and not place))
         and tok.kind == "word"
         and not _strong_schema_word(idx, tok)
         and is_unit(tok.text)
