@@ -46,7 +46,7 @@ def evidence(
     weak = sum(1 for m in used if _chosen(m, refs).form not in _STRONG_FORMS)
     linked = {i for m in linking.mentions for i in range(m.start, m.end)}
     linked |= {i for v in linking.values for i in range(v.start, v.end)}
-    linked |= {t.index for t in linking.lexical} | s.taken
+    linked |= {t.index for t in linking.lexical + linking.units} | s.taken
     content = [t for t in s.tokens if is_content(t)]
     unlinked = sum(1 for t in content if t.index not in linked)
     sources = [v.source for v in linking.values]
@@ -99,8 +99,9 @@ def score(model: dict[str, Any], features: dict[str, float]) -> float:
     """The probability `model` (a calibration file's content) gives `features`, never above
     the rule-based score: the model may only lower it (a rule such as "a SUM over a join that
     repeats rows" stands even where the benchmarks had too few cases to teach it)."""
-    return round(min(_logistic(model, with_interactions(features)),
-                     features.get("heuristic", 1.0)), 2)
+    return round(
+        min(_logistic(model, with_interactions(features)), features.get("heuristic", 1.0)), 2
+    )
 
 
 def _logistic(model: dict[str, Any], features: dict[str, float]) -> float:

@@ -18,6 +18,11 @@ from nl2sql.reasoning.offline.catalog.naming import (
     normalize_value,
     words_of,
 )
+from nl2sql.reasoning.offline.catalog.segments import (
+    glued_form,
+    modifier_columns,
+    unit_free_words,
+)
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 from nl2sql.schema.models import Cardinality, Column, SchemaSnapshot, Table, many_ends
@@ -147,6 +152,7 @@ def build_index(snapshot: SchemaSnapshot) -> SchemaIndex:
         idx.order[table.key] = pos
     for table in snapshot.tables:
         _index_table(idx, table)
+    _index_modifiers(idx)
     for forms in idx.phrases.values():
         forms[:] = _decided(forms)
         # Strongest first; declaration order breaks ties so look-ups are deterministic.
@@ -187,6 +193,7 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     # "has_copy" without its function word reads "copy": weaker than a table named exactly so
     whole = len(tw) == len(split_identifier(table.name))
     _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
+    _add(idx, glued_form(table.name) or (), Element(key, None, 0.95, "glued"))  # "username"
     if table.original_name:
         _add(idx, words_of(table.original_name), Element(key, None, 1.0, "original"))
     if len(tw) >= 2:
@@ -221,6 +228,10 @@ def _index_column(
     idx.kinds[(key, col.name)] = column_kind(col)
     for words in dict.fromkeys((cw, expanded)):
         _index_forms(idx, key, tw, col, words)
+    unit_free = unit_free_words(col.name)
+    if unit_free:  # `weight_kg` is named as the weight is
+        _index_forms(idx, key, tw, col, unit_free)
+    _add(idx, glued_form(col.name) or (), Element(key, col.name, 0.95, "glued"))  # "zipcode"
     if col.original_name:
         _add(idx, words_of(col.original_name), Element(key, col.name, 1.0, "original"))
     is_id = bool(cw) and cw[-1] == "id"
@@ -268,6 +279,20 @@ def _index_forms(
     if len(cw) >= 2 and cw[-1] in DATE_WORDS | {"at", "on"}:
         # "opened" names `opened_date`, "created" names `created_at`
         _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
+
+
+def _index_modifiers(idx: SchemaIndex) -> None:
+    """ "which genres" names `genre_description`: a noun that only modifies column names reads as
+    the label-like column of each table that has one (a weak reading; several stay ambiguous)."""
+    shown = {
+        pair: words
+        for pair, words in idx.col_words.items()
+        if any(e.column == pair[1] for e in idx.phrases.get(words, []) if e.table == pair[0])
+    }
+    for phrase, columns in modifier_columns(shown).items():
+        if phrase not in idx.phrases:
+            for table, column in columns:
+                _add(idx, phrase, Element(table, column, 0.7, "modifier"))
 
 
 def _index_samples(idx: SchemaIndex, key: str, col: Column) -> None:
@@ -356,8 +381,14 @@ def _index_edges(idx: SchemaIndex) -> None:
             if ref is None or not fk.columns or len(fk.columns) != len(fk.ref_columns):
                 continue
             idx.edges.append(
-                FKEdge(table.key, tuple(fk.columns), ref.key, tuple(fk.ref_columns), (pos, k),
-                       cardinality=fk.cardinality)
+                FKEdge(
+                    table.key,
+                    tuple(fk.columns),
+                    ref.key,
+                    tuple(fk.ref_columns),
+                    (pos, k),
+                    cardinality=fk.cardinality,
+                )
             )
     # after the declared ones, strongest first: the rank keeps declared edges ahead in ties
     base = len(idx.snapshot.tables)

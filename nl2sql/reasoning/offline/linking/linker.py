@@ -4,12 +4,15 @@ Rules, in order (each consumes its words):
 1. Quoted text ('like this') is a value, taken literally.
 2. Word sequences equal (case-insensitively) to a sample value of a text column are values,
    longest first — except a single word that is also the full name of a table or column.
-3. The remaining non-function words are matched to table/column phrase forms, longest first
-   (names, human-readable names, `table column` qualified forms, short and head-noun forms).
-4. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
+3. A unit after a number or after "in" ("over 120 kph", "the distance in km") says how the
+   number is measured and names nothing, unless a column is called so.
+4. The remaining non-function words are matched to table/column phrase forms, longest first
+   (names, human-readable names, `table column` qualified forms, short and head-noun forms,
+   identifiers written glued: "username" names `user_name`).
+5. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
    the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
    links, and the value is emitted as stored.
-5. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
+6. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
    by the lexicon; a verb between two entities the schema graph connects ("publications presented
    at conferences") is explained by that path (`relations`); whatever is left is unexplained,
    and the planner refuses it.
@@ -26,6 +29,7 @@ from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMat
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token, canon, irregular_verb
+from nl2sql.reasoning.offline.words.units import is_unit
 
 __all__ = ["Linking", "Mention", "ValueMatch", "link"]
 
@@ -40,6 +44,8 @@ def link(
     _sample_values(tokens, idx, used, out)
     _where(tokens, idx, used, out)
     _acronyms(tokens, idx, used, out)
+    out.units = [t for t in tokens if t.index not in used and _measured_in(tokens, idx, t)]
+    used.update(t.index for t in out.units)
     _schema(tokens, idx, used, out)
     checkpoint()
     rest = [t for t in tokens if t.index not in used and t.kind == "word" and t.low not in STOP]
@@ -64,6 +70,22 @@ def link(
 def is_lexical(tok: Token) -> bool:
     """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
     return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
+
+
+def _measured_in(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
+    """A unit right after a number ("120 kph") or after "in" ("in km", "in USD") — unless
+    a column is called so ("more than 3 points" of a `points` column), or a capitalized word
+    after "in" may be a place ("in Miles City"); the unit at the end of a column's name
+    (`priceUsd`) is no name of the column."""
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    place = tok.text[:1].isupper() and not tok.text.isupper()
+    return (
+        prev is not None
+        and (prev.kind == "number" or (prev.low == "in" and not place))
+        and tok.kind == "word"
+        and not _strong_schema_word(idx, tok)
+        and is_unit(tok.text)
+    )
 
 
 def _where(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
@@ -115,8 +137,12 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
                 t.index in used or t.kind not in ("word", "number") for t in span
             ):
                 continue
-            if size == 1 and not _bare_letter(tokens, span[0]) and (
-                span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
+            if (
+                size == 1
+                and not _bare_letter(tokens, span[0])
+                and (
+                    span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
+                )
             ):
                 continue
             text = normalize_value(" ".join(t.text for t in span))

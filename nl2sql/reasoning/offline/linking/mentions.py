@@ -99,6 +99,7 @@ class Linking:
     value_like: list[Token] = field(default_factory=list)  # unexplained words that look like values
     lexical: list[Token] = field(default_factory=list)  # relation verbs and filler words (lexicon)
     relations: list[Relation] = field(default_factory=list)  # verbs read as schema paths
+    units: list[Token] = field(default_factory=list)  # units after a number or "in" ("120 kph")
     lookups: int = 0
 
     def mentioned_tables(self) -> list[str]:

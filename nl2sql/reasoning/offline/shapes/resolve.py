@@ -65,8 +65,10 @@ class Resolver:
         best = self._best(cands, focus)
         if len(best) > 1:
             refs = [e.ref for e in best[:4]]
-            raise Unclear(f"'{mention.text}' could mean {', '.join(refs)}; name the table", Refusal(
-                code=RefusalCode.AMBIGUOUS_TERM, words=[mention.text], means=refs))
+            raise Unclear(
+                f"'{mention.text}' could mean {', '.join(refs)}; name the table",
+                Refusal(code=RefusalCode.AMBIGUOUS_TERM, words=[mention.text], means=refs),
+            )
         return Col(best[0].table, _name(best[0]))
 
     def _own_generic(self, mention: Mention, cands: list[Element]) -> Col | None:
@@ -99,8 +101,8 @@ class Resolver:
         exact = [e for e in near if e.score == top]
         if len({e.table for e in exact}) == 1:
             return exact[:1]
-        if not self.context:
-            return exact
+        if not self.context or all(e.form == "modifier" for e in exact):
+            return exact  # a noun only modifying columns of several tables: no nearest guess
         dist = {e.ref: min(self.hops(c, e.table) for c in self.context) for e in exact}
         low = min(dist.values())
         return [e for e in exact if dist[e.ref] == low]

@@ -62,6 +62,12 @@ def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
     return found
 
 
+def parts_of_speech(word: str) -> frozenset[str]:
+    """The parts of speech lemminflect knows `word` as ("NOUN", "VERB", "ADJ"); empty when it
+    knows no such English word."""
+    return frozenset(_lemmas(word))
+
+
 def inflections(lemma: str, tag: str) -> tuple[str, ...]:
     """lemminflect's forms of `lemma` for a Penn tag ("JJS", "VBN"); () when it knows none."""
     from lemminflect import getInflection

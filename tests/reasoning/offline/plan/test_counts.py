@@ -136,9 +136,9 @@ def test_a_key_named_after_its_table_wins_over_another_unique_key_word():
     )
     assert inferred_key(table) == "workshop_id"
     both = Table(name="workshops", row_count=4, columns=[col("id"), col("number", "TEXT")])
-    assert inferred_key(both) is None  # two bare key words: no guess for grouping
+    assert inferred_key(both) == "id"  # an id identifies a row; a unique number is business data
     idx = build_index(SchemaSnapshot(datasource_id="x", dialect="sqlite", tables=[both]))
-    assert idx.row_key("workshops") == "id"  # but either counts each row once
+    assert idx.row_key("workshops") == "id"
 
 
 def test_a_superlative_over_a_number_of_things_shows_only_the_entity(session):

@@ -1,0 +1,63 @@
+"""More ways a question may name an identifier than its words as split: glued, without its
+unit, or by the noun its words modify.
+
+- glued: `user_name` is "username", `zip_code` "zipcode", `first_name` "firstname" — the
+  identifier's words written as one. The reverse, question words glued to name a one-word
+  identifier ("sign-ups" for `signup`), was measured and left out: on the classical set it made
+  five questions answerable, four of them wrongly (a count of rows where a count column's sum
+  was asked, a label where an id was asked: readings the link itself cannot fix);
+- without a unit: `distance_km` is the distance, `weight_kg` the weight, `priceUsd` the price
+  (`words/units.py` says what a unit is);
+- by its modifier: `genre_description` and `genre_code` describe a genre, so "which genres"
+  names the genre's label column (name, title, label, description, then type, code, number, id) —
+  only where no table or column is called so, and as a weak reading: when several tables carry
+  such a column the words stay ambiguous between them.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.words.text import STOP, canon, split_identifier
+from nl2sql.reasoning.offline.words.units import without_unit
+
+#: the words that make a column describe the noun before them, most label-like first
+_DESCRIPTORS = tuple(
+    canon(w) for w in ("name", "title", "label", "description", "type", "code", "number", "id")
+)
+_LABEL_LIKE = _DESCRIPTORS.index(canon("type"))  # the descriptors up to here label the noun
+
+
+def glued_form(name: str) -> tuple[str, ...] | None:
+    """The identifier's words written as one word (`user_name` -> ("usernam",)), canonical; None
+    for a one-word identifier."""
+    words = split_identifier(name)
+    return (canon("".join(words)),) if len(words) >= 2 else None
+
+
+def unit_free_words(name: str) -> tuple[str, ...] | None:
+    """The canonical words of an identifier without the unit at its end (`distance_km` ->
+    ("distanc",)); None when it ends in no unit."""
+    rest = without_unit(split_identifier(name))
+    return tuple(canon(w) for w in rest if w not in STOP) if rest else None
+
+
+def modifier_columns(
+    col_words: dict[tuple[str, str], tuple[str, ...]],
+) -> dict[tuple[str, ...], list[tuple[str, str]]]:
+    """Noun phrase -> the (table, column) of each table that describes it, that table's most
+    label-like such column (`genre_description` over `genre_code`); a table that has only a
+    code, number or id for the noun is left out when another table labels it."""
+    best: dict[tuple[str, ...], dict[str, tuple[int, str]]] = {}
+    for (table, column), words in col_words.items():
+        if len(words) < 2 or words[-1] not in _DESCRIPTORS:
+            continue
+        rank = _DESCRIPTORS.index(words[-1])
+        per_table = best.setdefault(words[:-1], {})
+        if table not in per_table or rank < per_table[table][0]:
+            per_table[table] = (rank, column)
+    out = {}
+    for phrase, per_table in best.items():
+        # a table with a label for the noun describes it; one with only its code refers to it
+        labelled = [t for t, (rank, _) in per_table.items() if rank <= _LABEL_LIKE]
+        tables = labelled or list(per_table)
+        out[phrase] = [(table, per_table[table][1]) for table in tables]
+    return out

@@ -1,0 +1,90 @@
+"""Units of measure, in identifiers (`weight_kg`, `duration_min`, `priceUsd`) and in questions
+("over 120 kph", "the distance in km").
+
+The knowledge comes from libraries, not a list here: pint's unit registry knows the physical
+units (with their prefixes, plurals and symbols: "kg", "km", "kph", "hrs") and babel's CLDR
+data the ISO 4217 currency codes and their English names ("usd", "dollars", "euros"). Both load
+on the first word that needs them (pint's registry takes a couple of seconds to build), never
+at import.
+
+A word counts as a unit only where it can be one:
+- not a function word ("in" is an inch to pint), not a single letter ("m", "s");
+- not a dimensionless "unit" (pint's "count", "percent", "degree"): `item_count` is a count of
+  items, not items measured in counts;
+- a calendar unit only in the plural: `age_years` is an age in years, `fiscal_year` the year of
+  a fiscal period.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from typing import Any
+
+from nl2sql.reasoning.offline.words.text import STOP, parts_of_speech
+
+_CALENDAR = frozenset({"year", "month", "week", "day"})
+
+
+@cache
+def _registry() -> Any:
+    """pint's default unit registry (built once, on the first question that needs it)."""
+    import pint
+
+    return pint.UnitRegistry()
+
+
+@cache
+def _currencies() -> tuple[frozenset[str], frozenset[str]]:
+    """(codes, names): the ISO 4217 codes of the currencies in use, lower case ("usd", "eur"),
+    and the last words of their English names ("dollars", "euros"). A code that is an English
+    word too ("top", "try", "cup") is left out, and so is a name that is a verb or an adjective
+    as well ("won", "real", "marks"): read as units they would hide a word of the question."""
+    from babel.core import get_global
+    from babel.numbers import get_currency_name, get_territory_currencies
+
+    in_use = {
+        code
+        for territory in get_global("territory_currencies")
+        for code in get_territory_currencies(territory, tender=True, non_tender=False)
+    }
+    codes = {c.lower() for c in in_use if not parts_of_speech(c.lower())}
+    names = {
+        get_currency_name(code, count=count, locale="en").split()[-1].lower()
+        for code in in_use
+        for count in (1, 2)
+    }
+    names = {n for n in names if n.isalpha() and parts_of_speech(n) <= {"NOUN"}}
+    return frozenset(codes), frozenset(names - STOP)
+
+
+@lru_cache(maxsize=8192)
+def is_unit(word: str) -> bool:
+    """Whether `word` names a unit of measure or a currency ("kg", "km", "kph", "usd")."""
+    low = word.lower()
+    if len(low) < 2 or low in STOP or not low.isalpha():
+        return False
+    codes, names = _currencies()
+    return low in codes or low in names or _physical_unit(low)
+
+
+def _physical_unit(low: str) -> bool:
+    ureg = _registry()
+    try:
+        if low not in ureg:
+            return False
+        name = str(ureg.get_name(low))
+        dimensionless = bool(ureg.get_dimensionality(low) == ureg.get_dimensionality(""))
+    except Exception:  # pint refuses some names it lists (odd definitions): not a unit then
+        return False
+    if dimensionless:
+        return False
+    return name not in _CALENDAR or low not in _CALENDAR  # "years" yes, "year" no
+
+
+def without_unit(words: list[str]) -> list[str] | None:
+    """The words of an identifier without a unit at its end (`distance_km` -> ["distance"]); None
+    when the last word is no unit or nothing would be left."""
+    if len(words) < 2 or not is_unit(words[-1]):
+        return None
+    rest = words[:-1]
+    return rest if any(w not in STOP for w in rest) else None
