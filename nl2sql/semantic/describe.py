@@ -6,7 +6,9 @@
   among the referenced key's — with the evidence as a YAML comment; a candidate the data
   contradicts is listed as a comment, not proposed; a column named with the plural of a table
   (`num_visits`) counts its rows and is not checked; two tables whose own keys hold the same
-  many values and whose names share a word are one-to-one (every value must be found);
+  many values and whose names share a word are one-to-one (every value must be found); any other
+  reference is one-to-one only when its column is its table's own key or unique over SHARED_KEYS
+  rows (a few distinct values are chance, and a one-to-one join is trusted not to repeat rows);
 * labels: the columns that name a row (the offline engine's reading of the names);
 * units, from column names (`price_usd`, `weight_kg`, `duration_min`);
 * vocabularies: the values of low-cardinality text columns (not numbers stored as text, not
@@ -16,7 +18,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -126,7 +128,8 @@ def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
     """What to check in the data: the inferred references down to CANDIDATE_SCORE, then the
     ones names alone cannot settle — a column named like another table's key, or named after
     that table (`Owner` → pet_owners.Id), which only the data can confirm."""
-    found = infer_relationships(snapshot, CANDIDATE_SCORE)
+    inferred = infer_relationships(snapshot, CANDIDATE_SCORE)
+    found = [replace(r, cardinality=cardinality(snapshot, r)) for r in inferred]
     seen = {(r.src, r.src_columns) for r in found} | {(r.dst, r.dst_columns) for r in found}
     for src in snapshot.tables:
         own = src.primary_key if len(src.primary_key) == 1 else []
@@ -137,9 +140,9 @@ def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
                 named = _names_key_of(col, dst) if dst.key != src.key else None
                 if named is not None:
                     key, evidence = named
-                    cardinality = "one-to-one" if _unique(src, col) else "many-to-one"
+                    one = "one-to-one" if _one_per_row(src, col) else "many-to-one"
                     found.append(InferredRelationship(src.key, (col.name,), dst.key, (key.name,),
-                                                      CANDIDATE_SCORE, (evidence,), cardinality))
+                                                      CANDIDATE_SCORE, (evidence,), one))
                     seen.add((dst.key, (key.name,)))  # not proposed again the other way round
                     break
     return found
@@ -240,6 +243,23 @@ def _counts(word: str, dst: Table) -> bool:
 
     last = split_words(dst.name)[-1]
     return word != last and inflect_engine().singular_noun(word) == last
+
+
+def cardinality(snapshot: SchemaSnapshot, candidate: InferredRelationship) -> str:
+    """one-to-one when the referencing column holds each value once beyond chance, else many-to-one."""
+    table = snapshot.table(candidate.src)
+    col = table.column(candidate.src_columns[0]) if table is not None else None
+    one = table is not None and col is not None and _one_per_row(table, col)
+    return "one-to-one" if one else "many-to-one"
+
+
+def _one_per_row(table: Table, col: Column) -> bool:
+    """Whether `col` refers to a row at most once: unique and its table's own key, or unique over
+    SHARED_KEYS rows or more. A handful of rows holding distinct values is chance (a third order
+    by a new customer), and a one-to-one join is trusted not to repeat rows under a SUM."""
+    if not _unique(table, col):
+        return False
+    return table.primary_key == [col.name] or (table.row_count or 0) >= SHARED_KEYS
 
 
 def _unique(table: Table, col: Column) -> bool:

@@ -131,7 +131,7 @@ class Ranking(Ordering):
             if found is not None:
                 return found, m
         if sup is not None and sup[2] is None and self.tokens[sup[1]].low not in ("top", "bottom"):
-            m = self.next_mention(sup[1] + 1, within=3)
+            m = self._compound_head(self.next_mention(sup[1] + 1, within=3))
             counted = m is not None and self._counted_noun(sup, m)
             found = counted or (self._measure_of(m) if m is not None else None)
             if found is not None:
@@ -147,6 +147,22 @@ class Ranking(Ordering):
             return None
         self.used.add(m.start)
         return Agg("count", m.candidates[0].table)
+
+    def _compound_head(self, m: Mention | None) -> Mention | None:
+        """English noun compounds end with their head: "the highest season payout" ranks by the
+        payout; a measurable column named right after `m` is read instead, `m` only modifies it."""
+        while m is not None:
+            end = m.end
+            after = (n for n in self.mentions if n.start == end and n.start not in self.used)
+            nxt = next(after, None)
+            try:
+                if nxt is None or self.res.column(nxt, ("number", "date")) is None:
+                    return m
+            except Unclear:
+                return m
+            self.used.add(m.start)
+            m = nxt
+        return m
 
     def _measure_of(self, m: Mention) -> Col | Agg | None:
         col = self.res.column(m, ("number", "date"))

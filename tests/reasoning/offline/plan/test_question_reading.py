@@ -32,11 +32,17 @@ _CAMEL = """
         (24, 3, 'Pay-Later', 'B', 2023, 4);
 """
 
+_RIDERS = """
+    CREATE TABLE riders (rider_id INTEGER, rider_name TEXT, season INTEGER, payout REAL);
+    INSERT INTO riders VALUES (1, 'Ines', 2024, 900.0), (2, 'Omar', 2023, 1500.0),
+        (3, 'Uma', 2022, 300.0);
+"""
+
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory, sqlite_sources):
     tmp_path = tmp_path_factory.mktemp("reading")
-    sources = sqlite_sources(tmp_path, {"snake": _SNAKE, "camel": _CAMEL})
+    sources = sqlite_sources(tmp_path, {"snake": _SNAKE, "camel": _CAMEL, "riders": _RIDERS})
     return nl2sql.connect(sources=sources, settings={"project_dir": str(tmp_path / "p")})
 
 
@@ -100,3 +106,9 @@ def test_ordering_a_single_total_is_not_answered(session):
         datasource="camel",
     )
     assert result.status != "success"
+
+
+def test_a_superlative_ranks_by_the_head_of_a_noun_compound(session):
+    # "the highest season payout": the payout ranks; "season", a number column too, modifies it
+    result = session.ask("Which rider got the highest season payout?", datasource="riders")
+    assert _rows(result) == [("Omar",)]
