@@ -83,17 +83,17 @@ def test_a_missing_join_is_suggested_taught_and_answered(ledger: Path, tmp_path:
 
 
 def test_an_unknown_word_is_mapped_to_the_nearest_column(ledger: Path, tmp_path: Path) -> None:
-    question = "What is the total amounteur of ledger entries?"
+    question = "What is the total amuonteur of ledger entries?"
     with _session(ledger, tmp_path) as session:
         refused = session.ask(question)
         assert refused.status == "error"
-        assert "'amounteur' matches no table" in refused.first_error.message  # type: ignore[union-attr]
+        assert "'amuonteur' matches no table" in refused.first_error.message  # type: ignore[union-attr]
         first = refused.suggestions[0]
         assert first.section == "terms"
-        assert first.entry == {"term": "amounteur", "means": "ledger_entries.amount_eur"}
-        assert first.text == "map 'amounteur' to `ledger_entries.amount_eur`"
+        assert first.entry == {"term": "amuonteur", "means": "ledger_entries.amount_eur"}
+        assert first.text == "map 'amuonteur' to `ledger_entries.amount_eur`"
         diff = session.teach(first)
-        assert "+    - term: amounteur" in diff and "+      means: ledger_entries.amount_eur" in diff
+        assert "+    - term: amuonteur" in diff and "+      means: ledger_entries.amount_eur" in diff
         answered = session.ask(question, follow_up=False)
         assert answered.status == "success", answered.first_error
         assert _rows(answered) == _direct(ledger, "SELECT SUM(amount_eur) FROM ledger_entries")

@@ -135,10 +135,10 @@ def test_a_term_decides_for_its_own_words_only(billing: Path, tmp_path: Path) ->
 def test_offline_refusals_carry_their_reason_as_data(tmp_path: Path) -> None:
     ledger = _ledger(tmp_path / "ledger.sqlite")
     with _session(ledger, tmp_path / "p") as session:
-        unknown = session.ask("What is the total amounteur of ledger entries?")
+        unknown = session.ask("What is the total amuonteur of ledger entries?")
         error = unknown.first_error
         assert error is not None and error.error_code == ErrorCode.PLANNING_FAILURE
-        assert Refusal.of(error) == Refusal(code=RefusalCode.UNKNOWN_TERM, words=["amounteur"])
+        assert Refusal.of(error) == Refusal(code=RefusalCode.UNKNOWN_TERM, words=["amuonteur"])
         no_path = session.ask(JOIN_QUESTION, follow_up=False)
         refusal = Refusal.of(no_path.first_error)  # type: ignore[arg-type]
         assert refusal is not None and refusal.code == RefusalCode.NO_JOIN_PATH
@@ -196,16 +196,16 @@ def test_a_chat_models_unknown_word_is_mapped_and_its_wording_alone_suggests_not
     ledger = _ledger(tmp_path / "ledger.sqlite")
     layer = tmp_path / "layer.yaml"
     layer.write_text("sources: {}\n")
-    question = "What is the total amounteur of ledger entries?"
-    with_data = {"reasoning": "Nothing in the schema is called amounteur.", "plan": None, "confidence": 0.0,
-                 "refusal": {"code": "UNKNOWN_TERM", "words": ["amounteur"]}}
+    question = "What is the total amuonteur of ledger entries?"
+    with_data = {"reasoning": "Nothing in the schema is called amuonteur.", "plan": None, "confidence": 0.0,
+                 "refusal": {"code": "UNKNOWN_TERM", "words": ["amuonteur"]}}
     # the offline engine's own wording, but no refusal data: not read as one
-    wording_only = {"reasoning": "could not plan: 'amounteur' matches no table, column or stored value",
+    wording_only = {"reasoning": "could not plan: 'amuonteur' matches no table, column or stored value",
                     "plan": None, "confidence": 0.0}
     planner, _ = _chat_planner(with_data, wording_only)
     with _chat_session(ledger, tmp_path / "p", planner, layer) as session:
         asked = session.ask(question)
-        assert [s.entry for s in asked.suggestions][:1] == [{"term": "amounteur",
+        assert [s.entry for s in asked.suggestions][:1] == [{"term": "amuonteur",
                                                              "means": "ledger_entries.amount_eur"}]
         assert session.ask(question, follow_up=False).suggestions == []
 

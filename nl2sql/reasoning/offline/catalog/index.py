@@ -229,7 +229,8 @@ def _index_column(
     for words in dict.fromkeys((cw, expanded)):
         _index_forms(idx, key, tw, col, words)
     unit_free = unit_free_words(col.name)
-    if unit_free:  # `weight_kg` is named as the weight is
+    # `weight_kg` is named as the weight is; `tripKm` of tblTrips is not "the trips"
+    if unit_free and unit_free not in (tw, tw[-1:]):
         _index_forms(idx, key, tw, col, unit_free)
     _add(idx, glued_form(col.name) or (), Element(key, col.name, 0.95, "glued"))  # "zipcode"
     if col.original_name:

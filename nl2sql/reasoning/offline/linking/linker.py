@@ -29,7 +29,7 @@ from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMat
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token, canon, irregular_verb
-from nl2sql.reasoning.offline.words.units import is_unit
+from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
 __all__ = ["Linking", "Mention", "ValueMatch", "link"]
 
@@ -75,10 +75,10 @@ def is_lexical(tok: Token) -> bool:
 def _measured_in(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
     """A unit right after a number ("120 kph") or after "in" ("in km", "in USD") — unless
     a column is called so ("more than 3 points" of a `points` column), or a capitalized word
-    after "in" may be a place ("in Miles City"); the unit at the end of a column's name
-    (`priceUsd`) is no name of the column."""
+    after "in" may be a place or a code ("in Miles City", "in CA": only a currency code reads as
+    a unit there); the unit at the end of a column's name (`priceUsd`) is no name of the column."""
     prev = tokens[tok.index - 1] if tok.index > 0 else None
-    place = tok.text[:1].isupper() and not tok.text.isupper()
+    place = tok.text[:1].isupper() and not is_currency_code(tok.text)
     return (
         prev is not None
         and (prev.kind == "number" or (prev.low == "in" and not place))

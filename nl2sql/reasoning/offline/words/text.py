@@ -68,6 +68,11 @@ def parts_of_speech(word: str) -> frozenset[str]:
     return frozenset(_lemmas(word))
 
 
+def noun_lemmas(word: str) -> tuple[str, ...]:
+    """lemminflect's noun lemmas of `word` ("miles" -> ("mile",)); () when it is no noun."""
+    return _lemmas(word).get("NOUN", ())
+
+
 def inflections(lemma: str, tag: str) -> tuple[str, ...]:
     """lemminflect's forms of `lemma` for a Penn tag ("JJS", "VBN"); () when it knows none."""
     from lemminflect import getInflection

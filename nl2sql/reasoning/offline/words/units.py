@@ -11,8 +11,10 @@ A word counts as a unit only where it can be one:
 - not a function word ("in" is an inch to pint), not a single letter ("m", "s");
 - not a dimensionless "unit" (pint's "count", "percent", "degree"): `item_count` is a count of
   items, not items measured in counts;
-- a calendar unit only in the plural: `age_years` is an age in years, `fiscal_year` the year of
-  a fiscal period.
+- an English noun only in the plural: `age_years` is an age in years, `range_miles` a range in
+  miles, but `fiscal_year` is the year of a fiscal period and `plays_in_league` no number of
+  leagues (pint knows "league", "point", "stone", "cup" as units; in the singular they are far
+  more often the nouns they are). Symbols ("km", "mph") and currency codes are no such nouns.
 """
 
 from __future__ import annotations
@@ -20,10 +22,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import Any
 
-from nl2sql.reasoning.offline.words.text import STOP, parts_of_speech
-
-_CALENDAR = frozenset({"year", "month", "week", "day"})
-
+from nl2sql.reasoning.offline.words.text import STOP, noun_lemmas, parts_of_speech
 
 @cache
 def _registry() -> Any:
@@ -67,6 +66,11 @@ def is_unit(word: str) -> bool:
     return low in codes or low in names or _physical_unit(low)
 
 
+def is_currency_code(word: str) -> bool:
+    """Whether `word` is the ISO 4217 code of a currency in use ("USD", "eur")."""
+    return word.lower() in _currencies()[0]
+
+
 def _physical_unit(low: str) -> bool:
     ureg = _registry()
     try:
@@ -78,7 +82,8 @@ def _physical_unit(low: str) -> bool:
         return False
     if dimensionless:
         return False
-    return name not in _CALENDAR or low not in _CALENDAR  # "years" yes, "year" no
+    lemmas = noun_lemmas(low)  # "years" yes, "year" no ("minutes" is also a noun of its own)
+    return not lemmas or any(lemma != low for lemma in lemmas)
 
 
 def without_unit(words: list[str]) -> list[str] | None:

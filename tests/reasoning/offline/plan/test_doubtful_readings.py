@@ -144,19 +144,22 @@ def test_a_column_shown_from_a_table_no_word_names_is_counted_as_evidence():
     words = {"tblDepot": ("depot",), "tblRegion": ("region",)}
     names = next(t for t in s.tokens if t.low == "names")
 
-    def reading(table: str, column: str, form: str) -> tuple[Linking, Query]:
-        mention = Mention(
-            names.index, names.index + 1, "names", [Element(table, column, 0.6, form)]
-        )
+    def reading(table: str, column: str, form: str, *rivals: Element) -> tuple[Linking, Query]:
+        chosen = Element(table, column, 0.6, form)
+        mention = Mention(names.index, names.index + 1, "names", [chosen, *rivals])
         q = Query(root=table, shape="listing", select=[(Col(table, column), None)])
         return Linking(mentions=[mention]), q
 
+    depot_name = Element("tblDepot", "depotName", 0.6, "head")
+    region_name = Element("tblRegion", "regName", 0.6, "head")
     # "the names of the depots": the depot's name is shown, and the question says "depots"
-    assert unnamed_shown(s, *reading("tblDepot", "depotName", "head"), words) == 0
-    # the region's name: only the generic word "names" points at it
-    assert unnamed_shown(s, *reading("tblRegion", "regName", "head"), words) == 1
+    assert unnamed_shown(s, *reading("tblDepot", "depotName", "head", region_name), words) == 0
+    # the region's name: only the generic word "names", which both tables answer to, points at it
+    assert unnamed_shown(s, *reading("tblRegion", "regName", "head", depot_name), words) == 1
     # a column named in full names its table even when the table's noun is not said
-    assert unnamed_shown(s, *reading("tblRegion", "regName", "name"), words) == 0
+    assert unnamed_shown(s, *reading("tblRegion", "regName", "name", depot_name), words) == 0
+    # a word only one table's columns answer to names that table
+    assert unnamed_shown(s, *reading("tblRegion", "regName", "head"), words) == 0
 
 
 def test_that_noun_with_nothing_before_it_continues_a_conversation_the_run_does_not_have(
