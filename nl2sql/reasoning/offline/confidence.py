@@ -23,6 +23,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from nl2sql.reasoning.offline.catalog.segments import is_descriptor
 from nl2sql.reasoning.offline.linking.linker import Linking
 from nl2sql.reasoning.offline.plan.joins import JoinTree
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query
@@ -148,15 +149,13 @@ def unnamed_shown(s: Scan, linking: Linking, q: Query,
                   table_words: Mapping[str, tuple[str, ...]]) -> int:
     """How many columns the answer shows from a table no word of the question names: neither
     the table's head noun nor a column's full name, only a short or generic word ("the name of
-    the brewers" read as a nation's name). Such a column is a guess at whose it is; a word that
-    only one table's columns answer to ("regions" for `salesRegion`) names that table."""
+    the brewers" read as a nation's name). Such a column is a guess at whose it is; a head word
+    that is no generic descriptor ("regions" for `salesRegion`, not "name" or "code") names it."""
     refs = used_refs(q)
     named = {e.table for m in linking.mentions for e in m.candidates
              if e.ref in refs and (e.column is None or e.form in _STRONG_FORMS)}
-    for m in linking.mentions:
-        owners = {e.table for e in m.candidates}
-        if len(owners) == 1 and any(e.ref in refs for e in m.candidates):
-            named |= owners
+    named |= {e.table for m in linking.mentions if not is_descriptor(m.text)
+              for e in m.candidates if e.ref in refs and e.form == "head"}
     said = {t.canon for t in s.tokens}
     named |= {table for table, words in table_words.items() if words and words[-1] in said}
     return sum(1 for t, _ in q.select if isinstance(t, Col) and t.table not in named)

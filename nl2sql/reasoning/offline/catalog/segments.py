@@ -26,6 +26,13 @@ _DESCRIPTORS = tuple(
 _LABEL_LIKE = _DESCRIPTORS.index(canon("type"))  # the descriptors up to here label the noun
 
 
+def is_descriptor(text: str) -> bool:
+    """Whether a phrase is one generic word that describes whatever noun it follows ("names",
+    "code", "ids"): it says what is shown, not whose."""
+    words = text.split()
+    return len(words) == 1 and canon(words[0]) in _DESCRIPTORS
+
+
 def glued_form(name: str) -> tuple[str, ...] | None:
     """The identifier's words written as one word (`user_name` -> ("usernam",)), canonical; None
     for a one-word identifier."""

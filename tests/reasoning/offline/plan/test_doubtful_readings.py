@@ -158,8 +158,13 @@ def test_a_column_shown_from_a_table_no_word_names_is_counted_as_evidence():
     assert unnamed_shown(s, *reading("tblRegion", "regName", "head", depot_name), words) == 1
     # a column named in full names its table even when the table's noun is not said
     assert unnamed_shown(s, *reading("tblRegion", "regName", "name", depot_name), words) == 0
-    # a word only one table's columns answer to names that table
-    assert unnamed_shown(s, *reading("tblRegion", "regName", "head"), words) == 0
+    # a head word that is no generic descriptor names the column's table ("regions": salesRegion)
+    listed = scan("List the regions")
+    regions = next(t for t in listed.tokens if t.low == "regions")
+    region = Element("tblStore", "salesRegion", 0.6, "head")
+    linking = Linking(mentions=[Mention(regions.index, regions.index + 1, "regions", [region])])
+    q = Query(root="tblStore", shape="listing", select=[(Col("tblStore", "salesRegion"), None)])
+    assert unnamed_shown(listed, linking, q, {"tblStore": ("store",)}) == 0
 
 
 def test_that_noun_with_nothing_before_it_continues_a_conversation_the_run_does_not_have(
