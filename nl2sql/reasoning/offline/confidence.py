@@ -155,7 +155,7 @@ def unnamed_shown(s: Scan, linking: Linking, q: Query,
     named = {e.table for m in linking.mentions for e in m.candidates
              if e.ref in refs and (e.column is None or e.form in _STRONG_FORMS)}
     named |= {e.table for m in linking.mentions if not is_descriptor(m.text)
-              for e in m.candidates if e.ref in refs and e.form == "head"}
+              for e in m.candidates if e.ref in refs}
     said = {t.canon for t in s.tokens}
     named |= {table for table, words in table_words.items() if words and words[-1] in said}
     return sum(1 for t, _ in q.select if isinstance(t, Col) and t.table not in named)

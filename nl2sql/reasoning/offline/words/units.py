@@ -24,6 +24,7 @@ from typing import Any
 
 from nl2sql.reasoning.offline.words.text import STOP, noun_lemmas, parts_of_speech
 
+
 @cache
 def _registry() -> Any:
     """pint's default unit registry (built once, on the first question that needs it)."""
