@@ -77,7 +77,7 @@ def _physical_unit(low: str) -> bool:
     try:
         if low not in ureg:
             return False
-        name = str(ureg.get_name(low))
+        ureg.get_name(low)  # raises for some names pint lists but cannot define
         dimensionless = bool(ureg.get_dimensionality(low) == ureg.get_dimensionality(""))
     except Exception:  # pint refuses some names it lists (odd definitions): not a unit then
         return False
