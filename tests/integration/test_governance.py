@@ -237,7 +237,7 @@ ANALYST = UserContext(user_id="ann", roles=("analyst",))
 def test_denied_tables_and_columns_never_reach_a_model_a_plan_sql_or_a_database(demo, tmp_path):
     session, recorder, dbs = open_session(tmp_path, demo_sources(demo), user=ANALYST, files={"policies.yaml": POLICIES},
                                           toml='[policies]\nfile = "policies.yaml"\n')
-    results = [session.ask(q) for q in ("Top 5 customers by number of orders", CANCELLED,
+    results = [session.ask(q) for q in ("Top 5 customer segments by number of orders", CANCELLED,
                                         "How many contacts have an email?", "List the contacts",
                                         "List the email of contacts")]
     shown = list(recorder.snapshots())
