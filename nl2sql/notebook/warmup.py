@@ -86,9 +86,11 @@ def warm() -> None:
     from nl2sql.pipeline.graph import build_graph
     from nl2sql.reasoning.offline.engine import OfflineEngine  # noqa: F401
     from nl2sql.reasoning.offline.words.text import canon, is_past_participle
+    from nl2sql.reasoning.offline.words.units import is_unit
 
     canon("records")  # the lemma tables and the synonym table
     is_past_participle("sold")  # the inflection tables
+    is_unit("kilometres")  # pint's unit registry and babel's currencies
     build_graph(execute=True, curated=False)
 
 
