@@ -260,7 +260,7 @@ def inferred_key(table: Table) -> str | None:
     named = [c for c in table.columns if _kind(c) and _unique(table, c) and _own_name(table, c)]
     # `store_id` over a unique `store_name`: the one with a key suffix identifies the row
     keyish = [c for c in named if split_words(c.name)[-1] in KEY_SUFFIXES or _key_stem(c.name)]
-    # `course_id` over a unique `number` in course: a key that names its table says whose it is;
+    # `workshop_id` over a unique `number` in workshop: a key that names its table says whose it is;
     # then an id over a unique `number` or code: an id is made to identify a row, while a number
     # the rows happen not to repeat is often something the business writes down
     stemmed = [c for c in keyish if _key_stem(c.name)]

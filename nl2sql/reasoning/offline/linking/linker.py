@@ -13,8 +13,8 @@ Rules, in order (each consumes its words):
    the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
    links, and the value is emitted as stored.
 6. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
-   by the lexicon; a verb between two entities the schema graph connects ("publications presented
-   at conferences") is explained by that path (`relations`); whatever is left is unexplained,
+   by the lexicon; a verb between two entities the schema graph connects ("chefs who cooked
+   at festivals") is explained by that path (`relations`); whatever is left is unexplained,
    and the planner refuses it.
 """
 

@@ -1,7 +1,7 @@
 """Verbs no column names, read as the relationship the schema graph holds between two entities.
 
-"publications presented at conferences", "airlines that offer flights", "visitors who visited
-museums": no table, column or stored value is called "presented", "offer" or "visited", yet the
+"chefs who cooked at festivals", "shops that stock brands", "patients who consulted
+clinics": no table, column or stored value is called "cooked", "stock" or "consulted", yet the
 question is plain. A word is read as such a relation verb when
 
 - lemminflect's dictionary knows it as a verb form (no word list of our own),
@@ -24,10 +24,10 @@ from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
 from nl2sql.reasoning.offline.linking.mentions import Linking, Relation
 from nl2sql.reasoning.offline.words.text import Token, is_noun, verb_lemma
 
-#: words allowed between a verb and the entity after it ("presented at the annual")
+#: words allowed between a verb and the entity after it ("cooked at the annual")
 _REACH = 4
-#: words allowed between the subject and its verb ("publications written by authors from the
-#: domain and presented")
+#: words allowed between the subject and its verb ("chefs trained by masters from the
+#: north and cooked")
 _CLAUSE = 12
 #: what comes right before a bare verb that is also a noun: a relative pronoun or an auxiliary
 _VERB_LEADS = frozenset("who that which do does did to can could will would".split())
@@ -61,7 +61,7 @@ def relation_verbs(
 
 def _verb_here(tokens: list[Token], linking: Linking, tok: Token) -> bool:
     """A verb form; a bare form that is also a noun ("offer", "part") only right after its
-    subject or after a relative pronoun or auxiliary ("airlines that offer", "who stop")."""
+    subject or after a relative pronoun or auxiliary ("shops that stock", "who stock")."""
     lemma = verb_lemma(tok.low)
     if lemma is None:
         return False
@@ -80,8 +80,8 @@ def _clear(tokens: list[Token], start: int, end: int, reach: int) -> bool:
 
 def _entities_before(tokens: list[Token], linking: Linking, at: int) -> list[tuple[int, str]]:
     """(end, table) of the entities named earlier in the clause: the verb's subject is the one
-    the schema relates most closely to the entity after it ("publications written by authors
-    and presented at conferences": publications)."""
+    the schema relates most closely to the entity after it ("chefs trained by masters
+    and cooked at festivals": chefs)."""
     return [
         (m.end, m.tables()[0].table)
         for m in linking.mentions

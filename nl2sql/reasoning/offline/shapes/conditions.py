@@ -3,7 +3,7 @@
 - A value becomes `column = 'stored value'` (several values of one column: IN; "not"/"except"
   before it: != / NOT IN). A column named right beside the value picks its column; otherwise the
   column of a context table wins, then the nearest by FK hops, then the one column named with the
-  preposition before the value ("from LAX" -> `from_airport`); a remaining tie is reported.
+  preposition before the value ("from Oslo" -> `from_city`); a remaining tie is reported.
 - Numeric comparisons are in `comparisons.py`.
 - A date condition applies to a date column named beside it, else to a date column of the table
   named just before it, else of the root table; among several date columns the one whose words the
@@ -146,9 +146,9 @@ def _choose_option(
 def _by_preposition(
     v: ValueMatch, ranked: list[tuple[str, str, str]], tokens: list[Token]
 ) -> list[tuple[str, str, str]]:
-    """ "flights from LAX to ORD": when a value is stored in several columns, the preposition
+    """ "trips from Oslo to Bergen": when a value is stored in several columns, the preposition
     right before it picks the one column of the nearest table named with that word
-    (`from_airport`, `to_airport`)."""
+    (`from_city`, `to_city`)."""
     before = [t for t in tokens[: v.start] if t.low not in ("the", "a", "an")]
     if not before or before[-1].kind != "word" or before[-1].low not in STOP:
         return []

@@ -168,7 +168,7 @@ class Measures(Clauses):
         if not distinct and self._yes_no(col):
             raise Unclear(f"'{m.text}' is a yes/no column: count the rows where it holds, or "
                           "name what to count")
-        # a key repeated in its table (`student_id` of enrolments) counts entities once each
+        # a key repeated in its table (`member_id` of bookings) counts entities once each
         return Agg("count", col.table, col, distinct=distinct or not self._identifies_rows(col))
 
     def _yes_no(self, col: Col) -> bool:

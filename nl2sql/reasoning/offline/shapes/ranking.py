@@ -149,7 +149,7 @@ class Ranking(Ordering):
         return Agg("count", m.candidates[0].table)
 
     def _compound_head(self, m: Mention | None) -> Mention | None:
-        """English noun compounds end with their head: "the highest season payout" ranks by the
+        """English noun compounds end with their head: "the highest quarter payout" ranks by the
         payout; a measurable column named right after `m` is read instead, `m` only modifies it."""
         while m is not None:
             end = m.end

@@ -214,8 +214,8 @@ class Roles:
             )
             q.in_subquery = (own, sub)
             return
-        # "authors who wrote more than 2 papers": the papers of an author are the rows of a
-        # table referencing both (writes), counted per author
+        # "chefs who cooked at more than 2 festivals": the festivals of a chef are the rows of a
+        # table referencing both (appearances), counted per chef
         via = None if edge is not None else self._linking_table(table, q.root)
         if via is not None:
             edge = self._reference(via, q.root)

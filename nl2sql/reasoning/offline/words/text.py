@@ -110,13 +110,13 @@ def _irregular_noun(w: str) -> str | None:
     """The singular of an irregular plural ("children", "people", "criteria"), from lemminflect's
     dictionary, else inflect's rules when lemminflect knows the result as a noun; None when the
     suffix rules already reach it."""
-    lemmas = _lemmas(w).get("NOUN", ())
+    lemmas = noun_lemmas(w)
     if w in lemmas and len(lemmas) > 1:
         return None  # a noun in its own right too ("data", "media"): kept as written
     known = [x for x in lemmas if x != w]
     if not known and lemmas:  # a noun that is its own lemma ("people"): inflect's irregulars
         single = inflect_engine().singular_noun(w)
-        known = [single] if single and _lemmas(single).get("NOUN") else []
+        known = [single] if single and noun_lemmas(single) else []
     if known and _suffix_stem(known[0]) != _suffix_stem(w):
         return str(known[0])
     return None

@@ -11,7 +11,7 @@ A word counts as a unit only where it can be one:
 - not a function word ("in" is an inch to pint), not a single letter ("m", "s");
 - not a dimensionless "unit" (pint's "count", "percent", "degree"): `item_count` is a count of
   items, not items measured in counts;
-- an English noun only in the plural: `age_years` is an age in years, `range_miles` a range in
+- an English noun only in the plural: `age_years` is an age in years, `distance_miles` a distance in
   miles, but `fiscal_year` is the year of a fiscal period and `plays_in_league` no number of
   leagues (pint knows "league", "point", "stone", "cup" as units; in the singular they are far
   more often the nouns they are). Symbols ("km", "mph") and currency codes are no such nouns.
