@@ -53,8 +53,11 @@ class StatsBudget:
         self._end = time.monotonic() + seconds
 
     @classmethod
-    def for_table(cls, table: Table) -> StatsBudget:
-        return cls(VIEW_STATS_BUDGET_S if table.kind == "view" else TABLE_STATS_BUDGET_S)
+    def for_table(cls, table: Table, table_s: float | None = None) -> StatsBudget:
+        """A view's budget, or a table's (`table_s`, default TABLE_STATS_BUDGET_S)."""
+        if table.kind == "view":
+            return cls(VIEW_STATS_BUDGET_S)
+        return cls(TABLE_STATS_BUDGET_S if table_s is None else table_s)
 
     def left(self) -> float:
         left = self._end - time.monotonic()
@@ -130,13 +133,13 @@ def _samples(
 def snapshot_with_statistics(adapter: Any, tables: Sequence[Table], run: Run) -> SchemaSnapshot:
     """The adapter's SchemaSnapshot: its catalog `tables`, each column with samples and counts.
 
-    `adapter` supplies id, dialect, description and sample_values; `run` (SQL text -> rows) is
+    `adapter` supplies id, dialect, description, sample_values and table_stats_budget_s; `run` (SQL text -> rows) is
     the adapter's own bounded reader, passed in so no private attribute is read from outside.
     """
     tables = [
         t.model_copy(update={"columns": with_statistics(
             table_expr_from_key(t.key), t.columns, run, adapter.dialect, adapter.sample_values,
-            StatsBudget.for_table(t),
+            StatsBudget.for_table(t, adapter.table_stats_budget_s),
         )})
         for t in tables
     ]

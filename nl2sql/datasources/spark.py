@@ -80,6 +80,9 @@ class SparkAdapter(SQLAdapter):
     """A read-only Spark SQL datasource (dialect "spark")."""
 
     dialect = "spark"
+    #: Each statistics query is a Spark job (a second or more; many on a busy cluster): a
+    #: table gets a minute, so a loaded server still returns its samples.
+    table_stats_budget_s = 60.0
 
     def __init__(
         self,

@@ -20,6 +20,9 @@ class SQLAdapter:
     """Base of the SQL adapters; a subclass provides `dialect` and `_rows(sql, timeout_s=...)`."""
 
     dialect: str
+    #: Seconds the statistics queries of one table may take together; None: introspection's
+    #: TABLE_STATS_BUDGET_S (a view gets less either way).
+    table_stats_budget_s: float | None = None
     #: (sql, timeout_s=...) -> every row: each engine's adapter defines it as a method
     _rows: Callable[..., list[Any]]
 
