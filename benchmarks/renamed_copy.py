@@ -73,8 +73,11 @@ def new_names(con: sqlite3.Connection) -> tuple[dict[str, str], dict[str, dict[s
     return table_map, column_map
 
 
-def copy_database(source: Path, target: Path) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """Re-create `source` at `target` with the new names, its primary keys and no foreign keys."""
+def copy_database(
+    source: Path, target: Path, keys: bool = False
+) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Re-create `source` at `target` with the new names, its primary keys and (with `keys`)
+    its foreign keys renamed too; without `keys`, no foreign keys."""
     target.parent.mkdir(parents=True, exist_ok=True)
     target.unlink(missing_ok=True)
     old, new = sqlite3.connect(source), sqlite3.connect(target)
@@ -90,6 +93,8 @@ def copy_database(source: Path, target: Path) -> tuple[dict[str, str], dict[str,
             if pk:
                 defs.append("PRIMARY KEY (" + ", ".join(
                     f'"{cols[r[1].lower()]}"' for r in pk) + ")")
+            if keys:
+                defs += _foreign_keys(old, table, table_map, column_map)
             new.execute(f'CREATE TABLE "{table_map[table.lower()]}" ({", ".join(defs)})')
             rows = old.execute(f'SELECT * FROM "{table}"').fetchall()
             if rows:
@@ -101,6 +106,22 @@ def copy_database(source: Path, target: Path) -> tuple[dict[str, str], dict[str,
     finally:
         old.close()
         new.close()
+
+
+def _foreign_keys(con: sqlite3.Connection, table: str, table_map: dict[str, str],
+                  column_map: dict[str, dict[str, str]]) -> list[str]:
+    """The FOREIGN KEY clauses of `table` over the new names (a reference to an unknown table
+    or column is left out)."""
+    out = []
+    for row in con.execute(f'PRAGMA foreign_key_list("{table}")'):
+        ref, src, dst = row[2].lower(), row[3].lower(), (row[4] or "").lower()
+        if ref not in table_map or src not in column_map[table.lower()]:
+            continue
+        ref_cols = column_map[ref]
+        dst_col = ref_cols.get(dst) if dst else None
+        target = f'"{table_map[ref]}"' + (f' ("{dst_col}")' if dst_col else "")
+        out.append(f'FOREIGN KEY ("{column_map[table.lower()][src]}") REFERENCES {target}')
+    return out
 
 
 def rewrite(sql: str, table_map: dict[str, str], column_map: dict[str, dict[str, str]]) -> str:
@@ -149,13 +170,14 @@ def main() -> None:
     parser.add_argument("benchmark", type=Path, help="folder with questions.json and database/")
     parser.add_argument("target", type=Path, help="where the renamed copy goes (not the repo)")
     parser.add_argument("--questions", default="questions.json")
+    parser.add_argument("--keys", action="store_true", help="keep the foreign keys (renamed)")
     args = parser.parse_args()
     maps = {}
     for folder in sorted(p for p in (args.benchmark / "database").iterdir() if p.is_dir()):
         source = folder / f"{folder.name}.sqlite"
         if source.is_file():
             maps[folder.name] = copy_database(
-                source, args.target / "database" / folder.name / source.name)
+                source, args.target / "database" / folder.name / source.name, args.keys)
     kept, dropped = [], 0
     for q in json.loads((args.benchmark / args.questions).read_text()):
         table_map, column_map = maps[q["db_id"]]
