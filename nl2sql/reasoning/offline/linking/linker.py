@@ -12,6 +12,8 @@ Rules, in order (each consumes its words):
 5. Words still unexplained are looked up in the data (`PlanRequest.values`) on the text columns of
    the mentioned tables and their foreign-key neighbours; only an exact case-insensitive match
    links, and the value is emitted as stored.
+5b. A noun still unexplained whose WordNet synonym names a table or column ("clients" for
+   `customer`) links to it, more weakly than a name (`synonyms.py`).
 6. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
    by the lexicon; a verb between two entities the schema graph connects ("chefs who cooked
    at festivals") is explained by that path (`relations`); whatever is left is unexplained,
@@ -27,6 +29,7 @@ from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
+from nl2sql.reasoning.offline.linking.synonyms import synonym_mentions
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token, canon, irregular_verb
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
@@ -51,6 +54,7 @@ def link(
     rest = [t for t in tokens if t.index not in used and t.kind == "word" and t.low not in STOP]
     if lookup is not None:
         lookup_words(tokens, idx, rest, used, out, lookup)
+    synonym_mentions(tokens, idx, rest, used, out)
     close_values(tokens, idx, rest, used, out, lookup)
     out.lexical = [t for t in rest if t.index not in used and is_lexical(t)]
     used.update(t.index for t in out.lexical)

@@ -1,16 +1,17 @@
-"""Words: tokenization, a light stemmer, identifier splitting, synonyms and number words.
+"""Words: tokenization, a light stemmer, identifier splitting and number words.
 
 Everything here is a pure function of its input. Question words and schema identifiers go through
 the same `stem` and `canon`, so matching only needs the two sides to be normalized alike — the
 stemmer is consistent rather than linguistically exact ("placed" and "place" both read "plac").
-lemminflect (and its dictionaries) and the synonym table load on first use, not at import.
+lemminflect (and its dictionaries) load on first use, not at import; synonyms come from WordNet
+(`wordnet.py`), read where a word names nothing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from nl2sql.inflection import inflect_engine
@@ -179,23 +180,6 @@ ABBREVIATIONS = {
 _GLUED_INITIAL = re.compile(r"^[flm]name$")
 _NAME_INITIALS = {"f": "first", "l": "last", "m": "middle"}
 
-# Generic analytics synonyms; every word of a group reads as the group's first word.
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("customer", "client", "buyer", "shopper", "purchaser", "consumer", "patron"),
-    ("employee", "staff", "worker", "personnel"),
-    ("revenue", "turnover", "income"),
-    ("order", "purchase"),
-    ("supplier", "vendor"),
-    ("city", "town"),
-    ("country", "nation"),
-    ("state", "province"),
-    ("phone", "telephone"),
-    ("salary", "wage", "wages", "pay"),
-    ("quantity", "qty"),
-    ("category", "categories"),
-    ("email", "mail", "e-mail"),
-)
-
 _NUMBER_WORDS = {
     "one": 1,
     "two": 2,
@@ -236,16 +220,10 @@ def stem(word: str) -> str:
     return _suffix_stem(base if base else w)
 
 
-@cache
-def _synonyms() -> dict[str, str]:
-    """Stem -> the stem of its synonym group's first word (built on the first `canon`)."""
-    return {stem(word): stem(group[0]) for group in SYNONYM_GROUPS for word in group}
-
-
 def canon(word: str) -> str:
-    """The stem of `word`, mapped to its synonym group's representative."""
-    s = stem(word)
-    return _synonyms().get(s, s)
+    """The form a question word and an identifier's word are matched in: its stem (synonyms
+    are read from WordNet where a word names nothing: `linking/synonyms.py`)."""
+    return stem(word)
 
 
 def split_identifier(name: str) -> list[str]:

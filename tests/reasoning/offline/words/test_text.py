@@ -31,10 +31,10 @@ def test_word_forms_of_one_word_stem_alike(a, b):
     assert stem(a) == stem(b)
 
 
-def test_synonyms_share_a_canonical_form():
-    assert canon("clients") == canon("customer")
-    assert canon("vendors") == canon("supplier")
-    assert canon("price") != canon("customer")
+def test_canon_is_the_stem_alone():
+    # synonyms are WordNet's, read where a word names nothing (linking/synonyms.py): never a
+    # hand-written table that makes two words one
+    assert canon("clients") == stem("client") != canon("customer")
 
 
 @pytest.mark.parametrize(
@@ -109,15 +109,13 @@ def test_word_tables_load_on_first_use_with_the_same_results(tmp_path):
         "import sys\n"
         "from nl2sql.reasoning.offline.words import text\n"
         "assert 'lemminflect' not in sys.modules and 'inflect' not in sys.modules\n"
-        "pairs = [(w, g[0]) for g in text.SYNONYM_GROUPS for w in g]\n"
-        "assert all(text.canon(w) == text.stem(first) for w, first in pairs)\n"
-        "assert 'lemminflect' in sys.modules\n"
         "print(text.canon('Shoppers'), text.canon('children'), text.stem('sold'), "
         "text.is_past_participle('placed'), text.is_past_participle('cost'))\n"
+        "assert 'lemminflect' in sys.modules\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, check=True)
     # the same words read alike in this process, where the tables were built long ago
     expected = [canon("Shoppers"), canon("children"), stem("sold"),
                 str(is_past_participle("placed")), str(is_past_participle("cost"))]
-    assert done.stdout.split() == expected == ["customer", "child", "sel", "True", "False"]
+    assert done.stdout.split() == expected == ["shopper", "child", "sel", "True", "False"]

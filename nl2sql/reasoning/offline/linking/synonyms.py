@@ -1,0 +1,93 @@
+"""A noun the schema does not use, read as the table or column a WordNet synonym names.
+
+"How many clients …" over a `customer` table, "automobiles" over `car`, "wages" over `pay`:
+when a content word matched no table, column or value, its most frequent WordNet senses
+(`words/wordnet.py`) are looked up, and a synonym that is itself the name (or the head, short
+or qualified form) of a table or column links the word to it. Both words must hold the shared
+sense among their most frequent ones, so a rare sense ("figure" for a name) never links; the
+link is weaker than a name (`SCORE`), recorded as the "synonym" form (a weak link in the
+planner's evidence) and named in the reasoning like any other link.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
+from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
+from nl2sql.reasoning.offline.words import wordnet
+from nl2sql.reasoning.offline.words.text import FRAME, Token, canon, noun_lemmas
+
+#: how much of the synonym's own link strength a word borrows
+SCORE = 0.8
+#: the senses of each word considered: WordNet orders them by frequency in its corpus
+SENSES = 2
+#: the forms of an element a synonym may stand for (never a value, a unit or a modifier)
+_FORMS = frozenset({"name", "original", "qualified", "short", "head", "glued", "term"})
+
+
+def synonym_mentions(
+    tokens: list[Token], idx: SchemaIndex, rest: list[Token], used: set[int], out: Linking
+) -> None:
+    """Link each unused word of `rest` that a synonym of it names (see the module's text); a
+    synonym before a mention that it qualifies ("auto dealers": `car.dealer`) makes the
+    two one mention of the qualified element."""
+    for tok in rest:
+        if tok.index in used or tok.kind != "word" or tok.low in FRAME or not tok.low.isalpha():
+            continue
+        merged = _qualified(tokens, idx, tok, out)
+        elements = [] if merged else synonym_elements(idx, tok.low)
+        if elements:
+            out.mentions.append(Mention(tok.index, tok.index + 1, tok.text, elements))
+        if merged or elements:
+            used.add(tok.index)
+
+
+def _qualified(tokens: list[Token], idx: SchemaIndex, tok: Token, out: Linking) -> bool:
+    """Replace the mention right after `tok` by one mention of both when a synonym of `tok`
+    followed by the mention's words is a phrase of the index; whether it did."""
+    after = next((m for m in out.mentions if m.start == tok.index + 1), None)
+    if after is None:
+        return False
+    tail = tuple(t.canon for t in tokens[after.start : after.end] if t.kind == "word")
+    found: dict[str, Element] = {}
+    for words in _synonyms(tok.low):
+        for e in idx.phrases.get(tuple(canon(w) for w in words) + tail, []):
+            if e.form in _FORMS and e.ref not in found:
+                found[e.ref] = _weaker(e)
+    if not found:
+        return False
+    out.mentions[out.mentions.index(after)] = Mention(
+        tok.index, after.end, " ".join(t.text for t in tokens[tok.index : after.end]),
+        _ordered(idx, found))
+    return True
+
+
+def synonym_elements(idx: SchemaIndex, word: str) -> list[Element]:
+    """The tables and columns a WordNet synonym of the noun `word` names, weaker than a name."""
+    found: dict[str, Element] = {}
+    for words in _synonyms(word):
+        for e in idx.phrases.get(tuple(canon(w) for w in words), []):
+            if e.form in _FORMS and e.ref not in found:
+                found[e.ref] = _weaker(e)
+    return _ordered(idx, found)
+
+
+def _synonyms(word: str) -> list[tuple[str, ...]]:
+    """The words (each a tuple of words) sharing one of the most frequent senses of the noun
+    `word` among their own most frequent senses, most frequent sense first."""
+    out: list[tuple[str, ...]] = []
+    for lemma in noun_lemmas(word) or ():
+        for synset in wordnet.senses(lemma, "n", SENSES):
+            for words in synset:
+                other = " ".join(words)
+                if other != lemma and words not in out and wordnet.share_sense(
+                        lemma, other, "n", SENSES):
+                    out.append(words)
+    return out
+
+
+def _weaker(e: Element) -> Element:
+    return Element(e.table, e.column, round(e.score * SCORE, 3), "synonym", e.metric)
+
+
+def _ordered(idx: SchemaIndex, found: dict[str, Element]) -> list[Element]:
+    return sorted(found.values(), key=lambda e: (-e.score, idx.order[e.table], e.column or ""))
