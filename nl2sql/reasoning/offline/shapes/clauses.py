@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.shapes.combine import Combination
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
-from nl2sql.reasoning.offline.shapes.conditions import date_conditions, value_conditions
+from nl2sql.reasoning.offline.shapes.conditions import value_conditions
+from nl2sql.reasoning.offline.shapes.date_conditions import date_conditions
 from nl2sql.reasoning.offline.shapes.spec import Agg, Cond, Query, Unclear
 from nl2sql.reasoning.offline.words.numeric import NumCue
 

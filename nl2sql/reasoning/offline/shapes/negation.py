@@ -1,63 +1,26 @@
 """Negation: "branches without any copies", "members who do not have an overdue loan", "authors
 with no books" — rows of the root table for which no matching row exists.
 
-A negation word (not, no, never, without, except, n't) scopes the words after it up to the end of
-its clause ("and", "but", a comma, a relative pronoun). When the scope names another table, or a
-value, number or date of a table the root reaches only through rows it repeats, the condition
-becomes an anti-join: `root.key NOT IN (SELECT root.key FROM root JOIN … WHERE <scope conditions>)`
-(the sub-query starts from the root table, so the foreign-key path is the same one the outer query
-would take). A negated value of the root itself stays a plain `!=` ("singers not from France").
+What each negation word negates is its scope (`scopes.py`). When the scope names another table,
+or a value, number or date of a table the root reaches only through rows it repeats, the
+condition becomes an anti-join: `root.key NOT IN (SELECT root.key FROM root JOIN … WHERE <scope
+conditions>)` (the sub-query starts from the root table, so the foreign-key path is the same one
+the outer query would take). A negated value of the root itself stays a plain `!=` ("singers not
+from France").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from nl2sql.reasoning.offline.linking.linker import ValueMatch
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
-from nl2sql.reasoning.offline.shapes.conditions import date_conditions, value_conditions
+from nl2sql.reasoning.offline.shapes.conditions import value_conditions
+from nl2sql.reasoning.offline.shapes.date_conditions import date_conditions
 from nl2sql.reasoning.offline.shapes.ranking import Ranking
+from nl2sql.reasoning.offline.shapes.scopes import Scope, is_negation, negation_scopes
 from nl2sql.reasoning.offline.shapes.spec import Col, Query, Unclear
 from nl2sql.reasoning.offline.words.dates import DateCond
 from nl2sql.reasoning.offline.words.numeric import NumCue
-from nl2sql.reasoning.offline.words.text import Token
-
-NEGATIONS = frozenset("not no never without except excluding".split())
-_SKIP = frozenset(
-    """have has had own owns any a an the single for do does did even with been be being
-    ever one""".split()
-)
-_CLAUSE_END = frozenset("and but or who which that whose while".split())
-
-
-@dataclass(frozen=True)
-class Scope:
-    cue: int  # the negation word
-    start: int  # first word of what is negated
-    end: int  # exclusive
-
-
-def is_negation(tok: Token) -> bool:
-    return tok.kind == "word" and (tok.low in NEGATIONS or tok.low.endswith(("n't", "n’t")))
-
-
-def negation_scopes(tokens: list[Token]) -> list[Scope]:
-    """What each negation word of the question negates (up to the end of its clause)."""
-    out = []
-    for tok in tokens:
-        if not is_negation(tok):
-            continue
-        start = tok.index + 1
-        while start < len(tokens) and tokens[start].low in _SKIP:
-            start += 1
-        end = start
-        while end < len(tokens) and not (
-            end > start and (tokens[end].low in _CLAUSE_END or tokens[end].kind == "punct")
-        ):
-            end += 1
-        out.append(Scope(tok.index, start, end))
-    return out
 
 
 class Negation(Ranking):
