@@ -1,7 +1,8 @@
 """Negation scopes: which words each negation word of a question negates.
 
 A negation word (not, no, never, without, except, n't) scopes the words after it up to the end of
-its clause ("and", "but", a comma, a relative pronoun). The scopes depend on the tokens alone.
+its clause ("and", "but", a comma, a relative pronoun). The scopes depend on the tokens alone, so
+they are found once, when the analysis starts (`state.start`), and read by the negation rules.
 """
 
 from __future__ import annotations
