@@ -38,13 +38,13 @@ def listing(a: Analysis) -> Query:
     return q
 
 
-def _listing_query(a: Analysis) -> Query:
-    question = a.question
-    counted = {c.end for c in question.scan.nums}  # "at least two players": counted, not listed
+def _listed_rows(a: Analysis) -> tuple[str, Col | None]:
+    """The table whose rows are listed, and the column naming them when no table is named."""
+    counted = {c.end for c in a.question.scan.nums}  # "at least two players": counted, not listed
     entity_m = next(
         (
             m
-            for m in question.mentions
+            for m in a.question.mentions
             if m.start not in a.used and a.res.table(m) and m.start not in counted
         ),
         None,
@@ -57,6 +57,11 @@ def _listing_query(a: Analysis) -> Query:
         raise Unclear(_nothing_understood(a))
     if entity_m is not None:
         a.used.add(entity_m.start)
+    return entity, by_column
+
+
+def _listing_query(a: Analysis) -> Query:
+    entity, by_column = _listed_rows(a)
     a.res.entity = entity
     q = Query(root=entity, shape="listing")
     a.res.add_context(entity)
@@ -75,7 +80,7 @@ def _listing_query(a: Analysis) -> Query:
     q.select = [(o, None) for o in shown]
     q.star = not shown and not having
     q.distinct = (
-        any(t.low in _DISTINCT for t in question.tokens)
+        any(t.low in _DISTINCT for t in a.question.tokens)
         or _value_set(a, by_column)
         or _value_set(a, _which_column(a, shown))
     )
