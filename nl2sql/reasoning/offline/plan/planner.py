@@ -24,7 +24,7 @@ from nl2sql.reasoning.offline.plan.builder import PlanBuilder
 from nl2sql.reasoning.offline.plan.fit import check_fit
 from nl2sql.reasoning.offline.plan.joins import JoinError, JoinTree
 from nl2sql.reasoning.offline.plan.ratio import RatioQuestion, ratio_plan, ratio_question
-from nl2sql.reasoning.offline.shapes.analyzer import Analyzer
+from nl2sql.reasoning.offline.shapes.analyze import analyze
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.split import split_question as two_parts
 from nl2sql.reasoning.offline.words.relative import span_text
@@ -130,19 +130,19 @@ def read_linked(
     word names)."""
     try:
         _precheck(text, s, linking)
-        analyzer = Analyzer(s, linking, idx, hints)
-        q = analyzer.run()
-        q.preferred = analyzer.mentioned | {q.root}
+        analysis = analyze(s, linking, idx, hints)
+        q = analysis.result()
+        q.preferred = analysis.question.mentioned | {q.root}
         words = {t.canon for t in s.tokens if t.kind == "word"}
         builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
         plan = builder.build(q)
         _check_grouping(plan)
-        check_fit(s, linking, analyzer.res, q, builder.tree, analyzer.named)
+        check_fit(s, linking, analysis.res, q, builder.tree, analysis.question.named)
     except (Unclear, JoinError) as exc:
         return _refuse(f"could not plan: {exc}", linking, s, exc.refusal)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
     inferred = list(dict.fromkeys(builder.inferred))
-    notes, penalty = _as_of(s, reference) + analyzer.notes + inferred + builder.notes, analyzer.penalty
+    notes, penalty = _as_of(s, reference) + analysis.notes + inferred + builder.notes, analysis.penalty
     if builder.tree and builder.tree.ambiguous:
         penalty += 0.15
     # a join no key declares is likely right (it passed name, key and value checks) but not sure

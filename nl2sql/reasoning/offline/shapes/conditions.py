@@ -1,13 +1,10 @@
-"""WHERE / HAVING conditions: stored values, numeric comparisons and date ranges.
+"""WHERE conditions on stored values, and the mentions right beside a word.
 
 - A value becomes `column = 'stored value'` (several values of one column: IN; "not"/"except"
   before it: != / NOT IN). A column named right beside the value picks its column; otherwise the
   column of a context table wins, then the nearest by FK hops, then the one column named with the
   preposition before the value ("from Oslo" -> `from_city`); a remaining tie is reported.
-- Numeric comparisons are in `comparisons.py`.
-- A date condition applies to a date column named beside it, else to a date column of the table
-  named just before it, else of the root table; among several date columns the one whose words the
-  question uses wins, else the first declared (reported).
+- Numeric comparisons are in `comparisons.py`, date conditions in `date_conditions.py`.
 """
 
 from __future__ import annotations
@@ -15,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Set
 from typing import Any
 
-from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Mention, ValueMatch
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
-from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Part, Unclear, iso
-from nl2sql.reasoning.offline.words.dates import DateCond
+from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Unclear
 from nl2sql.reasoning.offline.words.text import STOP, Token, split_identifier
 
 _NEGATIONS = {"not", "except", "excluding", "without", "non", "exclude", "excluded", "other"}
@@ -178,106 +173,3 @@ def _replaced(replace: dict[str, Any], table: str, column: str, stored: str) -> 
 def _negated(tokens: list[Token], start: int) -> bool:
     window = [t.low for t in tokens[max(0, start - 3) : start]]
     return any(w in _NEGATIONS for w in window) or "n't" in " ".join(window)
-
-
-def date_conditions(
-    dates: list[DateCond],
-    mentions: list[Mention],
-    res: Resolver,
-    root: str,
-    tokens: list[Token],
-    used: set[int],
-    notes: list[str],
-) -> list[Cond]:
-    """Range or part-of-year conditions on the right date column."""
-    conds: list[Cond] = []
-    words = {t.canon for t in tokens if t.kind == "word"}
-    for d in dates:
-        first = min(d.tokens) if d.tokens else 0
-        col = _date_column(mentions, res, root, tokens, first, used, words, notes)
-        start = len(conds)  # the index of this date's condition
-        if d.part:
-            conds.append(Cond(Part(d.part, col), "=", [d.part_value], text=d.text))
-        elif res.idx.kind(col.table, col.column) == "number":
-            conds.append(_year_cond(col, d))
-        else:
-            conds.append(
-                Cond(
-                    col,
-                    "range",
-                    [iso(d.start) if d.start else None, iso(d.end) if d.end else None],
-                    text=d.text,
-                )
-            )
-        conds[start].pos = first
-    return conds
-
-
-def _date_column(
-    mentions: list[Mention],
-    res: Resolver,
-    root: str,
-    tokens: list[Token],
-    first: int,
-    used: set[int],
-    words: set[str],
-    notes: list[str],
-) -> Col:
-    idx = res.idx
-    near = adjacent_before(mentions, tokens, first, used)
-    if near is not None:
-        col = res.column(near, ("date",))
-        if col is None and _yearish(near):
-            col = res.column(near, ("number",))
-        if col is not None:
-            used.add(near.start)
-            return col
-    named_table = res.table(near) if near is not None else None
-    tables = ([named_table] if named_table else []) + [root] + res.context
-    # then the tables the root references: an order line's date is its order's date
-    tables += [e.dst for e in sorted(idx.edges, key=lambda e: e.rank) if e.src == root]
-    for table in dict.fromkeys(tables):
-        cols = idx.date_columns(table) or _year_columns(idx, table)
-        if not cols:
-            continue
-        own = {"dat", "time"} | set(idx.table_words[table])
-        said = [c for c in cols if (set(idx.col_words[(table, c)]) - own) & words]
-        # "loan_date" of loans: the date named after its own table is the row's date
-        named = [c for c in cols if set(idx.table_words[table]) & set(idx.col_words[(table, c)])]
-        for pick in (said, named, cols):
-            if len(pick) == 1:
-                return Col(table, pick[0])
-        notes.append(
-            f"{table} has several date columns ({', '.join(cols)}); used {cols[0]} (first declared)"
-        )
-        return Col(table, cols[0])
-    raise Unclear(
-        f"no date column to apply '{' '.join(t.text for t in tokens[first : first + 3])}' to"
-    )
-
-
-def _year_cond(col: Col, d: DateCond) -> Cond:
-    """A date condition on an integer year column: whole years only."""
-    if d.year is not None:
-        return Cond(col, "=", [d.year], text=d.text)
-    bounds = [b for b in (d.start, d.end) if b is not None]
-    if any((b.month, b.day) != (1, 1) for b in bounds):
-        raise Unclear(f"{col.ref} holds years; '{d.text}' needs a finer date")
-    if d.start and d.end:
-        return Cond(col, "between", [d.start.year, d.end.year - 1], text=d.text)
-    if d.start:
-        return Cond(col, ">=", [d.start.year], text=d.text)
-    assert d.end is not None  # a date range has at least one bound
-    return Cond(col, "<", [d.end.year], text=d.text)
-
-
-def _yearish(m: Mention) -> bool:
-    return any("year" in (e.column or "").lower() for e in m.columns())
-
-
-def _year_columns(idx: SchemaIndex, table: str) -> list[str]:
-    return [
-        c.name
-        for c in idx.tables[table].columns
-        if idx.kind(table, c.name) == "number" and "year" in idx.col_words[(table, c.name)]
-    ]

@@ -1,0 +1,98 @@
+"""What a count cue counts: "how many loans", "the number of different genres", "how many pages".
+
+A count names a table (COUNT(*)), a column (COUNT(DISTINCT col) when it repeats in its table; a
+numeric column that already holds a count is summed: "how many pages") or a foreign key (the
+rows it references). "The maximum number of pages" aggregates a numeric column instead.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.linking.linker import Mention
+from nl2sql.reasoning.offline.shapes.roles import referenced
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
+from nl2sql.reasoning.offline.shapes.state import Analysis
+from nl2sql.reasoning.offline.words import cues as C
+from nl2sql.schema.relationships import KEY_SUFFIXES, holds_every_row_once, split_words
+
+_DISTINCT = {"different", "distinct", "unique"}
+_COUNT_SUFFIXES = {"num", "number", "nr", "no"}  # `page_num` may hold a count; `ref`, `id` never
+
+
+def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention]:
+    """The aggregate of the count cue spanning tokens[cc[0]:cc[1]], and the mention it counts."""
+    question, tokens = a.question, a.question.tokens
+    m = a.next_mention(cc[1], within=5)
+    if m is None or question.unknown_between(cc[1], m.start):
+        raise Unclear(
+            question.unknown_between(cc[1], len(tokens))
+            or "could not tell what to count after '" + question.text(*cc) + "'"
+        )
+    distinct = any(t.low in _DISTINCT for t in tokens[cc[1] : m.start])
+    a.used.add(m.start)
+    # the cue's own words ("total number of") are the count, even where a column is named
+    # "number" or "total": they have no other role to play
+    start = cc[0] - 1 if cc[0] > 0 and tokens[cc[0] - 1].low == "total" else cc[0]
+    a.used.update(x.start for x in question.mentions if start <= x.start and x.end <= cc[1])
+    before = [t for t in tokens[max(0, cc[0] - 2) : cc[0]] if t.low != "the"]
+    if before and before[-1].low in C.AGG_WORDS and C.AGG_WORDS[before[-1].low] != "sum":
+        return _agg_of_number(a, C.AGG_WORDS[before[-1].low], m), m
+    return _count_of(a, m, distinct), m
+
+
+def _agg_of_number(a: Analysis, func: str, m: Mention) -> Agg:
+    """For "the maximum number of X", X must be a numeric column (else it is a nested count)."""
+    col = a.res.column(m, ("number",))
+    if col is None:
+        raise Unclear(
+            f"the {func} of a count of '{m.text}' needs a nested aggregate; not supported"
+        )
+    return Agg(func, col.table, col)
+
+
+def _count_of(a: Analysis, m: Mention, distinct: bool) -> Agg:
+    idx = a.question.idx
+    table = a.res.table(m)
+    if table is not None:
+        return Agg("count", table)
+    col = a.res.column(m)
+    if col is None:
+        raise Unclear(f"could not tell what '{m.text}' counts")
+    entity = referenced(a, col)
+    if entity is not None and not distinct:
+        # "the number of suppliers" names a foreign key: count the rows it references
+        a.res.add_context(entity)
+        return Agg("count", entity)
+    # a column named as a key (`memberId`) identifies things, it holds no count to add up
+    is_key = col.column in idx.keys.get(col.table, set()) or _key_named(col.column)
+    if idx.kind(col.table, col.column) == "number" and not is_key and not distinct:
+        # "how many pages does X have": the column holds the count already
+        a.quantity = True
+        return Agg("sum", col.table, col)
+    if not distinct and _yes_no(a, col):
+        raise Unclear(f"'{m.text}' is a yes/no column: count the rows where it holds, or "
+                      "name what to count")
+    # a key repeated in its table (`member_id` of bookings) counts entities once each
+    return Agg("count", col.table, col, distinct=distinct or not _identifies_rows(a, col))
+
+
+def _yes_no(a: Analysis, col: Col) -> bool:
+    """A flag column: counting its distinct values (two at most) answers no "how many"."""
+    idx = a.question.idx
+    column = idx.column(col.table, col.column)
+    two = column is not None and column.distinct_count is not None and column.distinct_count <= 2
+    return idx.kind(col.table, col.column) == "bool" or two
+
+
+def _identifies_rows(a: Analysis, col: Col) -> bool:
+    """Whether the column holds one value per row: its table's key or unique in the data."""
+    idx = a.question.idx
+    if idx.pk(col.table) == [col.column]:
+        return True
+    table, column = idx.tables[col.table], idx.column(col.table, col.column)
+    return column is not None and holds_every_row_once(table, column)
+
+
+def _key_named(column: str) -> bool:
+    """`memberId`, `class_code`, `custRef`: the last word says the column identifies things."""
+    last = split_words(column)[-1]
+    return last in KEY_SUFFIXES and last not in _COUNT_SUFFIXES
