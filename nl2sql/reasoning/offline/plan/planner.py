@@ -128,9 +128,11 @@ def read_linked(
 ) -> Outcome:
     """Plan a scanned and linked question (one reading of it: `linking` decides what each
     word names)."""
+    scanned = s  # as scanned: a reading of another linking starts again from it
     try:
         _precheck(text, s, linking)
         analysis = analyze(s, linking, idx, hints)
+        s = analysis.question.scan  # with this reading's bare numbers among its cues
         q = analysis.result()
         q.preferred = analysis.question.mentioned | {q.root}
         words = {t.canon for t in s.tokens if t.kind == "word"}
@@ -139,7 +141,7 @@ def read_linked(
         _check_grouping(plan)
         check_fit(s, linking, analysis.res, q, builder.tree, analysis.question.named)
     except (Unclear, JoinError) as exc:
-        return _refuse(f"could not plan: {exc}", linking, s, exc.refusal)
+        return _refuse(f"could not plan: {exc}", linking, scanned, exc.refusal)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
     inferred = list(dict.fromkeys(builder.inferred))
     notes, penalty = _as_of(s, reference) + analysis.notes + inferred + builder.notes, analysis.penalty
@@ -168,7 +170,7 @@ def read_linked(
     heuristic = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
     facts = evidence(s, linking, q, builder.tree, heuristic, idx.table_words)
     return Outcome(plan, calibrated(facts), _reasoning(q, linking, notes), q, linking, notes, facts,
-                   s, builder.tree)
+                   scanned, builder.tree)
 
 
 def _as_of(s: Scan, reference: date | None) -> list[str]:

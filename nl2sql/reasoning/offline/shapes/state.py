@@ -9,7 +9,7 @@ everything one rule leaves for another is a field here, never a hidden attribute
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
@@ -113,10 +113,11 @@ def start(s: Scan, linking: Linking, idx: SchemaIndex, hints: Mapping[str, Any])
         top = {e.table for e in m.columns() if e.score >= m.candidates[0].score - 0.15}
         if not res.table(m) and len(top) == 1 and next(iter(top)) not in res.context:
             res.context.append(next(iter(top)))
-    # Numbers no cue explained ("price 20") join the scan's cues. The scan itself is extended,
-    # as it always was: the planner's later checks read these cues from it.
+    # Numbers no cue explained ("price 20") join the cues of this reading's scan, a copy: the
+    # planner's later checks read them from `Question.scan`, and another reading of the same
+    # question starts again from the scan as it was (each linking has values of its own).
     spans = [(v.start, v.end) for v in linking.values]
-    s.nums = s.nums + bare_numbers(s, spans)
+    s = replace(s, nums=s.nums + bare_numbers(s, spans))
     # cue words inside a longer name ("best finish", "total spent") are part of the name
     named = s.taken | {i for m in mentions if m.end - m.start > 1 for i in range(m.start, m.end)}
     question = Question(

@@ -45,3 +45,16 @@ def test_the_planners_own_reading_comes_first_and_says_what_it_computes():
     (first, *_) = readings(text, base, IDX, {}, None)
     assert first.plan == base.plan and first.confidence == base.confidence
     assert first.description == "count of books per books.genre, highest count of books first"
+
+
+def test_a_bare_number_is_read_once_by_every_reading():
+    # each reading of the question starts from the scan as it was: the bare number "320" is one
+    # cue of each, not one more per reading (which refused every reading after the first)
+    text = "Which books have pages 320?"
+    base = plan_question(text, IDX)
+    assert base.plan is not None
+    found = readings(text, base, IDX, {}, None)
+    assert found and found[0].plan == base.plan
+    again = plan_question(text, IDX)
+    assert again.plan == base.plan and again.confidence == base.confidence
+    assert [c.value for c in base.scan.nums] == []  # the scan kept is the one scanned
