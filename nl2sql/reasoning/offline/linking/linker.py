@@ -31,7 +31,14 @@ from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMat
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.linking.synonyms import synonym_mentions
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
-from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token, canon, irregular_verb
+from nl2sql.reasoning.offline.words.text import (
+    FRAME,
+    STOP,
+    Token,
+    canon,
+    irregular_verb,
+    is_noun,
+)
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
 __all__ = ["Linking", "Mention", "ValueMatch", "link"]
@@ -56,7 +63,8 @@ def link(
         lookup_words(tokens, idx, rest, used, out, lookup)
     synonym_mentions(tokens, idx, rest, used, out)
     close_values(tokens, idx, rest, used, out, lookup)
-    out.lexical = [t for t in rest if t.index not in used and is_lexical(t)]
+    out.lexical = [t for t in rest if t.index not in used and is_lexical(t)
+                   and not _used_as_noun(tokens, t)]
     used.update(t.index for t in out.lexical)
     left = [t for t in rest if t.index not in used and t.low not in FRAME]
     for rel in relation_verbs(tokens, idx, out, left):
@@ -74,6 +82,18 @@ def link(
 def is_lexical(tok: Token) -> bool:
     """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
     return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
+
+
+_DETERMINERS = frozenset("the a an each every its their his her our your whose".split())
+
+
+def _used_as_noun(tokens: list[Token], tok: Token) -> bool:
+    """A relation verb written as a noun ("the make of each pet", "its release"): after a
+    determiner, and not a participle ("the sold items" is still the verb), it names a thing the
+    schema must explain; the verb lexicon does not."""
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    return (prev is not None and prev.low in _DETERMINERS and not tok.low.endswith("ed")
+            and tok.low not in FILLER and is_noun(tok.low))
 
 
 def _measured_in(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:

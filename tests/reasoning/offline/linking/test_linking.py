@@ -137,3 +137,13 @@ def test_a_unit_after_a_number_names_the_measure():
     (unit,) = s.units.values()
     assert unit[0] == ("age",) and not any(t.low in ("years", "old") for t in _link(
         RIDERS, "riders who are 30 years old").unexplained)  # fmt: skip
+
+
+def test_a_relation_verb_written_as_a_noun_is_not_explained_by_the_verb(library):
+    # "the make of each book" asks for an attribute the schema lacks: refused, not dropped
+    unknown = _link(library, "What is the make of each book?").unexplained
+    assert [t.text for t in unknown] == ["make"]
+    # the verb itself still relates the entities around it
+    assert _link(library, "Which authors made books?").unexplained == []
+    # a filler noun after "the" adds nothing either way
+    assert _link(library, "Give me all the information about books").unexplained == []
