@@ -26,6 +26,7 @@ from nl2sql.reasoning.offline.catalog.segments import (
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 from nl2sql.schema.models import Cardinality, Column, SchemaSnapshot, Table, many_ends
+from nl2sql.schema.naming import SchemaNaming, is_english_word, read_naming
 from nl2sql.schema.relationships import (
     KEY_SUFFIXES,
     holds_every_row_once,
@@ -103,6 +104,7 @@ class SchemaIndex:
     edges: list[FKEdge] = field(default_factory=list)
     inferred: list[FKEdge] = field(default_factory=list)  # used only where `edges` do not connect
     max_phrase: int = 1
+    naming: SchemaNaming = field(default_factory=SchemaNaming)  # prefixes and table codes
     _inferred_keys: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> Column | None:
@@ -125,7 +127,7 @@ class SchemaIndex:
         if declared:
             return declared
         if table not in self._inferred_keys:
-            key = inferred_key(t)
+            key = inferred_key(t, self.naming)
             self._inferred_keys[table] = [key] if key else []
         return self._inferred_keys[table]
 
@@ -146,7 +148,7 @@ class SchemaIndex:
 
 def build_index(snapshot: SchemaSnapshot) -> SchemaIndex:
     """Index every table and column of `snapshot` (names, samples, labels, foreign keys)."""
-    idx = SchemaIndex(snapshot=snapshot)
+    idx = SchemaIndex(snapshot=snapshot, naming=read_naming(snapshot))
     for pos, table in enumerate(snapshot.tables):
         idx.tables[table.key] = table
         idx.order[table.key] = pos
@@ -188,12 +190,17 @@ def _decided(forms: list[Element]) -> list[Element]:
 
 def _index_table(idx: SchemaIndex, table: Table) -> None:
     key = table.key
-    tw = words_of(table.name)
+    naming = idx.naming.table(key)
+    name = naming.core_name  # `tblParcelLocker` is named as parcel_locker is
+    tw = words_of(name)
     idx.table_words[key] = tw
-    # "has_copy" without its function word reads "copy": weaker than a table named exactly so
-    whole = len(tw) == len(split_identifier(table.name))
+    # "has_copy" without its function word reads "copy": weaker than a table named exactly so;
+    # a prefix only some tables carry (`tv_channel`) may be a word of the name after all
+    whole = len(tw) == len(split_identifier(name)) and (not naming.prefix or naming.shared)
     _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
-    _add(idx, glued_form(table.name) or (), Element(key, None, 0.95, "glued"))  # "username"
+    if naming.prefix:
+        _add(idx, words_of(table.name), Element(key, None, 1.0, "name"))
+    _add(idx, glued_form(name) or (), Element(key, None, 0.95, "glued"))  # "username"
     if table.original_name:
         _add(idx, words_of(table.original_name), Element(key, None, 1.0, "original"))
     if len(tw) >= 2:
@@ -206,33 +213,52 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     }
     idx.keys[key] = {c.name for c in table.columns if c.name.lower() in fk_cols | pk_cols}
     # words of this table's name and of the tables it references, for abbreviations (`CustID`)
-    full = tw + tuple(w for fk in table.foreign_keys for w in words_of(fk.ref_table.split(".")[-1]))
+    full = tw + tuple(w for fk in table.foreign_keys for w in _table_words(idx, fk.ref_table))
     hidden = {c.lower() for c in table.semantic.hidden} if table.semantic else set()
     for col in table.columns:
         if col.name.lower() not in hidden:  # a hidden column cannot be named, so never shown
             _index_column(idx, key, tw, col, full)
         else:
             idx.kinds[(key, col.name)] = column_kind(col)
-            idx.col_words[(key, col.name)] = words_of(col.name)
+            idx.col_words[(key, col.name)] = words_of(_column_name(idx, key, col.name))
     idx.labels[key] = _labels(idx, key, tw)
     if table.semantic is not None:
         _index_semantic(idx, table)
 
 
+def _table_words(idx: SchemaIndex, ref: str) -> tuple[str, ...]:
+    """The words of a referenced table's name (without its namespace prefix)."""
+    found = idx.snapshot.table(ref)
+    return words_of(idx.naming.table(found.key).core_name if found else ref.split(".")[-1])
+
+
+def _column_name(idx: SchemaIndex, key: str, column: str) -> str:
+    """The name a column's words are read from: without a code abbreviating its table
+    (`lockName` of tblLocker reads "name"); a code that is a word of the table's own name
+    (`dock_name` of dock) stays, the index adds the name without it as a short form."""
+    naming = idx.naming.column(key, column)
+    return naming.core_name if naming.code and not naming.own else column
+
+
 def _index_column(
     idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, full: tuple[str, ...] = ()
 ) -> None:
-    cw = words_of(col.name)
+    name = _column_name(idx, key, col.name)
+    cw = words_of(name)
     expanded = expand_abbreviations(cw, full)
     idx.col_words[(key, col.name)] = expanded
     idx.kinds[(key, col.name)] = column_kind(col)
     for words in dict.fromkeys((cw, expanded)):
         _index_forms(idx, key, tw, col, words)
-    unit_free = unit_free_words(col.name)
+    code = idx.naming.column(key, col.name).code
+    if name != col.name and code and is_english_word(code):
+        # a code that is a word too (`ship_date` of shipments) may be said: "the ship date"
+        _add(idx, words_of(col.name), Element(key, col.name, 0.9, "name"))
+    unit_free = unit_free_words(name)
     # `weight_kg` is named as the weight is; `tripKm` of tblTrips is not "the trips"
     if unit_free and unit_free not in (tw, tw[-1:]):
         _index_forms(idx, key, tw, col, unit_free)
-    _add(idx, glued_form(col.name) or (), Element(key, col.name, 0.95, "glued"))  # "zipcode"
+    _add(idx, glued_form(name) or (), Element(key, col.name, 0.95, "glued"))  # "zipcode"
     if col.original_name:
         _add(idx, words_of(col.original_name), Element(key, col.name, 1.0, "original"))
     is_id = bool(cw) and cw[-1] == "id"
