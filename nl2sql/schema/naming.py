@@ -19,8 +19,9 @@ them (`core`), and the identifiers themselves are kept as written for SQL.
   columns and half of the table's columns begin with it; or, no English word, it begins two
   thirds of them (three at least) without abbreviating the name. One column alone is never
   coded: `pay_rate` of a table `payload` starts like its table by chance. A code that is a
-  word of the table's own name (`dock_name` in dock) is marked `own`: the name then reads as
-  well with it as without it.
+  word of the table's own name (`dock_name` in dock) is marked `own` unless every column
+  carries it (then it is the table's convention, read as any code): the name reads as well
+  with it as without it.
 
 Word knowledge comes from lemminflect's dictionary (and inflect's singular forms), not lists.
 """
@@ -212,7 +213,7 @@ def _code_kind(first: str, count: int, columns: int, core: tuple[str, ...]) -> s
         return None
     own = first in core or singular(first) in {singular(w) for w in core}
     if (own or abbreviates(first, core)) and count >= 2 and 2 * count >= columns:
-        return "own" if own else "abbreviation"
+        return "own" if own and count < columns else "abbreviation"
     if not own and not is_english_word(first) and count >= 3 and 3 * count >= 2 * columns:
         return "foreign"
     return None

@@ -128,3 +128,10 @@ def test_a_coded_key_is_also_read_with_its_table_spelled_out():
 )
 def test_abbreviates(code, words, expected):
     assert abbreviates(code, words) is expected
+
+
+def test_a_word_of_the_tables_name_on_every_column_is_its_convention():
+    naming = read_naming(_snapshot({"dock": ["dock_id", "dock_crane_count", "dock_depth"]}))
+    read = naming.column("dock", "dock_crane_count")
+    assert read.code == "dock" and not read.own
+    assert read.words == ("crane", "count")

@@ -8,7 +8,7 @@ costs dictionary look-ups; `naming.py` reads identifiers into words and columns 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nl2sql.reasoning.offline.catalog.naming import (
     DATE_WORDS,
@@ -250,7 +250,12 @@ def _index_column(
     idx.kinds[(key, col.name)] = column_kind(col)
     for words in dict.fromkeys((cw, expanded)):
         _index_forms(idx, key, tw, col, words)
-    code = idx.naming.column(key, col.name).code
+    naming = idx.naming.column(key, col.name)
+    core = words_of(naming.core_name)
+    if naming.own and core and core[-1] != "id":
+        # `docks_dock_depth` of docks, where most columns say "docks": as `dock_depth` is, weaker
+        _index_forms(idx, key, tw, col, core, cap=0.85)
+    code = naming.code
     if name != col.name and code and is_english_word(code):
         # a code that is a word too (`ship_date` of shipments) may be said: "the ship date"
         _add(idx, words_of(col.name), Element(key, col.name, 0.9, "name"))
@@ -284,28 +289,36 @@ _PLACE = canon("place")
 
 
 def _index_forms(
-    idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, cw: tuple[str, ...]
+    idx: SchemaIndex,
+    key: str,
+    tw: tuple[str, ...],
+    col: Column,
+    cw: tuple[str, ...],
+    cap: float = 1.0,
 ) -> None:
-    _add(idx, cw, Element(key, col.name, 1.0, "name"))
+    """The phrase forms of a column named `cw` (its strongest at most `cap`)."""
+
+    def add(form: tuple[str, ...], element: Element) -> None:
+        _add(idx, form, replace(element, score=min(element.score, cap)))
+
+    add(cw, Element(key, col.name, 1.0, "name"))
     is_id = bool(cw) and cw[-1] == "id"
     if tw and cw[: len(tw)] == tw and len(cw) > len(tw) and not is_id:
-        _add(idx, cw[len(tw) :], Element(key, col.name, 0.85, "short"))
+        add(cw[len(tw) :], Element(key, col.name, 0.85, "short"))
     elif tw and cw[:1] != tw[-1:]:
-        _add(idx, tw + cw, Element(key, col.name, 1.0, "qualified"))
-        _add(idx, tw[-1:] + cw, Element(key, col.name, 0.95, "qualified"))
+        add(tw + cw, Element(key, col.name, 1.0, "qualified"))
+        add(tw[-1:] + cw, Element(key, col.name, 0.95, "qualified"))
     if len(cw) >= 2 and not is_id:
-        _add(idx, cw[-1:], Element(key, col.name, 0.6, "head"))
+        add(cw[-1:], Element(key, col.name, 0.6, "head"))
     if len(cw) == 2 and not is_id:
-        _add(
-            idx, cw[::-1], Element(key, col.name, 0.65, "part")
-        )  # "staff number" ↔ number_of_staff
+        add(cw[::-1], Element(key, col.name, 0.65, "part"))  # "staff number" ↔ number_of_staff
     for size in range(2, len(cw)):
         for start in (0, len(cw) - size):
             # "net price" names `net_price_eur`
-            _add(idx, cw[start : start + size], Element(key, col.name, 0.7, "part"))
+            add(cw[start : start + size], Element(key, col.name, 0.7, "part"))
     if len(cw) >= 2 and cw[-1] in DATE_WORDS | {"at", "on"}:
         # "opened" names `opened_date`, "created" names `created_at`
-        _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
+        add(cw[:-1], Element(key, col.name, 0.75, "short"))
 
 
 def _index_modifiers(idx: SchemaIndex) -> None:
@@ -358,11 +371,12 @@ def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
         if named:
             return named[:2]
     # `authorname` in author: the table's name glued to a label word
-    glued = [c.name for c in texts if _glued_label(c.name, table.name)]
+    core = idx.naming.table(key).core
+    glued = [c.name for c in texts if _glued_label(_column_name(idx, key, c.name), core)]
     return glued[:1]
 
 
-def _glued_label(column: str, table: str) -> bool:
+def _glued_label(column: str, table: tuple[str, ...]) -> bool:
     low = column.lower()
     return any(
         low.endswith(word) and name_match(low[: -len(word)], table) is not None

@@ -1,5 +1,6 @@
 """One small schema written in several naming conventions, none declaring a key: the same
-questions get the same rows whatever the convention — snake_case, camelCase behind a `tbl`
+questions get the same rows whatever the convention — snake_case, every column behind its
+table's name, camelCase behind a `tbl`
 namespace and a table code, lower snake behind the table's initial with glued key names, and
 UPPER_SNAKE behind a consonant code under a `T_` namespace."""
 
@@ -23,6 +24,10 @@ _STYLES = {
     "snake": (
         ("depots", "depot_id INTEGER, depot_name TEXT, city TEXT"),
         ("crates", "crate_id INTEGER, label TEXT, depot_id INTEGER, weight REAL"),
+    ),
+    "prefixed": (
+        ("depot", "depot_id INTEGER, depot_name TEXT, depot_city TEXT"),
+        ("crate", "crate_id INTEGER, crate_label TEXT, crate_depot_id INTEGER, crate_weight REAL"),
     ),
     "camel": (
         ("tblDepot", "depoId INTEGER, depoName TEXT, depoCity TEXT"),
