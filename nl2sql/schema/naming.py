@@ -29,7 +29,6 @@ Word knowledge comes from lemminflect's dictionary (and inflect's singular forms
 from __future__ import annotations
 
 import re
-import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -153,14 +152,9 @@ class SchemaNaming:
         return self.columns.get((table, name.lower())) or ColumnNaming(name, tuple(segments(name)))
 
 
-_READ: dict[int, tuple[weakref.ref[SchemaSnapshot], SchemaNaming]] = {}
-
-
 def read_naming(snapshot: SchemaSnapshot) -> SchemaNaming:
-    """The naming reading of `snapshot`, computed once per snapshot object."""
-    held = _READ.get(id(snapshot))
-    if held is not None and held[0]() is snapshot:
-        return held[1]
+    """The naming reading of `snapshot`'s tables and columns (cheap: the word look-ups are
+    cached; the offline index keeps the reading of its snapshot)."""
     naming = SchemaNaming()
     firsts = Counter(
         segs[0] for segs in (segments(t.name) for t in snapshot.tables) if _has_rest(segs)
@@ -170,9 +164,6 @@ def read_naming(snapshot: SchemaSnapshot) -> SchemaNaming:
         core = naming.tables[table.key].core
         for col in read_columns(table, core):
             naming.columns[(table.key, col.name.lower())] = col
-    for key in [k for k, (ref, _) in _READ.items() if ref() is None]:
-        _READ.pop(key, None)
-    _READ[id(snapshot)] = (weakref.ref(snapshot), naming)
     return naming
 
 

@@ -94,17 +94,18 @@ class InferredRelationship:
 
 
 def infer_relationships(
-    snapshot: SchemaSnapshot, threshold: float = THRESHOLD
+    snapshot: SchemaSnapshot, threshold: float = THRESHOLD, naming: SchemaNaming | None = None
 ) -> list[InferredRelationship]:
     """Undeclared references between the snapshot's tables, strongest first.
 
     Pairs already declared as foreign keys (either way round) are not repeated. For each
     referencing column only its best-scoring target(s) are kept: a column references one table.
     A `threshold` below THRESHOLD proposes weaker candidates, for a caller that checks them in
-    the data (`nl2sql describe`).
+    the data (`nl2sql describe`). `naming` is the snapshot's naming reading, when the caller
+    has it already.
     """
     declared = _declared_pairs(snapshot)
-    naming = read_naming(snapshot)
+    naming = naming or read_naming(snapshot)
     keys = {t.key: _key_columns(t, naming) for t in snapshot.tables}
     found: list[InferredRelationship] = []
     for src in snapshot.tables:
@@ -352,12 +353,15 @@ def _table_core(table: Table, naming: SchemaNaming | None) -> tuple[str, ...]:
 
 def _own_name(table: Table, col: Column, naming: SchemaNaming | None = None) -> bool:
     """`id`, `customer_id`, `cust_code`, `region_name`, `lockId`, `c_cratekey` in their own table."""
-    words = _column_naming(table, col, naming).words
-    if len(words) == 1 and words[0] in KEY_SUFFIXES:
+    read = _column_naming(table, col, naming)
+    if len(read.words) == 1 and read.words[0] in KEY_SUFFIXES:
         return True
     core = _table_core(table, naming)
-    stem = _key_stem(words) or _glued_stem(words, core) or "".join(words[:-1])
-    return bool(stem) and name_match(stem, core) in (("named", True), ("abbreviated", True))
+    for words in (read.words, read.segments):  # `teamRosterId` of teamRoster, its code kept
+        stem = _key_stem(words) or _glued_stem(words, core) or "".join(words[:-1])
+        if stem and name_match(stem, core) in (("named", True), ("abbreviated", True)):
+            return True
+    return False
 
 
 def _unique(table: Table, col: Column) -> bool:

@@ -195,7 +195,7 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     tw = words_of(name)
     idx.table_words[key] = tw
     # "has_copy" without its function word reads "copy": weaker than a table named exactly so;
-    # a prefix only some tables carry (`tv_channel`) may be a word of the name after all
+    # a prefix only some tables carry (`vw_bays`) may be a word of the name after all
     whole = len(tw) == len(split_identifier(name)) and (not naming.prefix or naming.shared)
     _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
     if naming.prefix:
@@ -433,7 +433,7 @@ def _index_edges(idx: SchemaIndex) -> None:
             )
     # after the declared ones, strongest first: the rank keeps declared edges ahead in ties
     base = len(idx.snapshot.tables)
-    for k, rel in enumerate(infer_relationships(idx.snapshot)):
+    for k, rel in enumerate(infer_relationships(idx.snapshot, naming=idx.naming)):
         evidence = ", ".join(rel.evidence)
         idx.inferred.append(
             FKEdge(rel.src, rel.src_columns, rel.dst, rel.dst_columns, (base, k), evidence)
