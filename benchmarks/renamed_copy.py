@@ -51,8 +51,9 @@ STYLES = ("camel", "snake", "upper")
 def table_code(table: str, taken: set[str], style: str = "camel") -> str:
     """A short code of a table, unique in its database: for `camel` the first four letters of a
     one-word name (`customer` -> `cust`), the initials of a longer one (`order_line_item` ->
-    `oli`); for `snake` the initials (`c`, `oli`); for `upper` the first letter and the next
-    consonants (`cst`, `ordr`... `ord`)."""
+    `oli`); for `snake` the initials (`c`, `oli`); for `upper` the first letter and the next two
+    consonants of the glued name (`customer` -> `cst`, `order_line_item` -> `ord`).
+    A code already taken grows by the letters that follow, then by a number."""
     parts = words(table) or ["t"]
     glued = "".join(parts)
     if style == "upper":
