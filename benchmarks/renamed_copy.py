@@ -1,10 +1,18 @@
-"""A copy of a Spider-format benchmark whose identifiers are renamed into another naming style
-(tables `tblCustomerOrder`, columns camelCase behind a coded prefix of their table: `custName`,
-`ordCustomerId`), without FOREIGN KEY declarations, with the gold queries rewritten to the new
-names. Questions and rows are unchanged, so the figures measure how much of the offline engine
-depends on the naming style of the databases it was developed on.
+"""A copy of a Spider-format benchmark whose identifiers are renamed into another naming style,
+without FOREIGN KEY declarations, with the gold queries rewritten to the new names. Questions
+and rows are unchanged, so the figures measure how much of the offline engine depends on the
+naming style of the databases it was developed on. `--style` chooses the convention:
+
+* `camel` (default): tables `tblCustomerOrder`, columns camelCase behind a code of their table
+  (the first four letters of a one-word name, the initials of a longer one): `custName`,
+  `ordCustomerId`;
+* `snake`: tables as they are, columns lower snake behind the table's initials (its first letter
+  for a one-word name), the column's words glued: `c_name`, `co_orderdate`, `oli_unitprice`;
+* `upper`: tables `T_CUSTOMER_ORDER`, columns UPPER_SNAKE behind a three-letter consonant code of
+  the table (its first letter, then the next consonants): `CST_NAME`, `CST_ORDER_DATE`.
 
     python benchmarks/renamed_copy.py ../shared/benchmarks/classical /tmp/classical_coded
+    python benchmarks/renamed_copy.py ../shared/benchmarks/classical /tmp/classical_upper --style upper
     nl2sql bench spider --questions /tmp/classical_coded/questions.json \
         --databases /tmp/classical_coded/database --folds 4
 
@@ -37,12 +45,25 @@ def camel(parts: list[str]) -> str:
     return "".join(p if i == 0 else p.capitalize() for i, p in enumerate(parts))
 
 
-def table_code(table: str, taken: set[str]) -> str:
-    """A short code of a table, unique in its database: the first four letters of a one-word
-    name (`customer` -> `cust`), the initials of a longer one (`order_line_item` -> `oli`)."""
+STYLES = ("camel", "snake", "upper")
+
+
+def table_code(table: str, taken: set[str], style: str = "camel") -> str:
+    """A short code of a table, unique in its database: for `camel` the first four letters of a
+    one-word name (`customer` -> `cust`), the initials of a longer one (`order_line_item` ->
+    `oli`); for `snake` the initials (`c`, `oli`); for `upper` the first letter and the next two
+    consonants of the glued name (`customer` -> `cst`, `order_line_item` -> `ord`).
+    A code already taken grows by the letters that follow, then by a number."""
     parts = words(table) or ["t"]
-    base = parts[0][:4] if len(parts) == 1 else "".join(p[0] for p in parts)
-    tail = parts[-1][1:] if len(parts) > 1 else parts[0][4:]
+    glued = "".join(parts)
+    if style == "upper":
+        skeleton = glued[0] + "".join(ch for ch in glued[1:] if ch.isalpha() and ch not in "aeiou")
+        base, tail = skeleton[:3], skeleton[3:] + glued[1:]
+    elif style == "snake" or len(parts) > 1:
+        base = "".join(p[0] for p in parts)
+        tail = parts[-1][1:] if len(parts) > 1 else parts[0][1:]
+    else:
+        base, tail = parts[0][:4], parts[0][4:]
     candidates = [base] + [base + tail[:n] for n in range(1, len(tail) + 1)]
     candidates += [f"{base}{n}" for n in range(2, 100)]
     code = next(c for c in candidates if c not in taken)
@@ -50,22 +71,40 @@ def table_code(table: str, taken: set[str]) -> str:
     return code
 
 
-def new_names(con: sqlite3.Connection) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+def table_name(table: str, style: str) -> str:
+    if style == "snake":
+        return table
+    if style == "upper":
+        return "T_" + "_".join(w.upper() for w in words(table))
+    return "tbl" + camel([w.capitalize() for w in words(table)])
+
+
+def column_name(code: str, parts: list[str], style: str) -> str:
+    if style == "snake":
+        return f"{code}_{''.join(parts)}"
+    if style == "upper":
+        return "_".join([code.upper()] + [p.upper() for p in parts])
+    return camel([code] + [p.capitalize() for p in parts])
+
+
+def new_names(
+    con: sqlite3.Connection, style: str = "camel"
+) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """(old table -> new table, old table -> {old column -> new column}), keys lower-case."""
     tables = [r[0] for r in con.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
     codes: set[str] = set()
     table_map, column_map = {}, {}
     for table in tables:
-        code = table_code(table, codes)
-        table_map[table.lower()] = "tbl" + camel([w.capitalize() for w in words(table)])
+        code = table_code(table, codes, style)
+        table_map[table.lower()] = table_name(table, style)
         own = words(table)
         columns = {}
         for (_, name, *_rest) in con.execute(f'PRAGMA table_info("{table}")'):
             parts = words(name) or ["col"]
             if parts[: len(own)] == own and len(parts) > len(own):
                 parts = parts[len(own):]  # customer_name of customers -> custName
-            candidate = camel([code] + [p.capitalize() for p in parts])
+            candidate = column_name(code, parts, style)
             while candidate.lower() in {c.lower() for c in columns.values()}:
                 candidate += "X"
             columns[name.lower()] = candidate
@@ -74,7 +113,7 @@ def new_names(con: sqlite3.Connection) -> tuple[dict[str, str], dict[str, dict[s
 
 
 def copy_database(
-    source: Path, target: Path, keys: bool = False
+    source: Path, target: Path, keys: bool = False, style: str = "camel"
 ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """Re-create `source` at `target` with the new names, its primary keys and (with `keys`)
     its foreign keys renamed too; without `keys`, no foreign keys."""
@@ -83,7 +122,7 @@ def copy_database(
     old, new = sqlite3.connect(source), sqlite3.connect(target)
     old.text_factory = lambda b: b.decode("utf-8", "replace")  # text as stored, any encoding
     try:
-        table_map, column_map = new_names(old)
+        table_map, column_map = new_names(old, style)
         for table in [r[0] for r in old.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]:
             info = list(old.execute(f'PRAGMA table_info("{table}")'))
@@ -171,13 +210,15 @@ def main() -> None:
     parser.add_argument("target", type=Path, help="where the renamed copy goes (not the repo)")
     parser.add_argument("--questions", default="questions.json")
     parser.add_argument("--keys", action="store_true", help="keep the foreign keys (renamed)")
+    parser.add_argument("--style", choices=STYLES, default="camel", help="the naming convention")
     args = parser.parse_args()
     maps = {}
     for folder in sorted(p for p in (args.benchmark / "database").iterdir() if p.is_dir()):
         source = folder / f"{folder.name}.sqlite"
         if source.is_file():
             maps[folder.name] = copy_database(
-                source, args.target / "database" / folder.name / source.name, args.keys)
+                source, args.target / "database" / folder.name / source.name, args.keys,
+                args.style)
     kept, dropped = [], 0
     for q in json.loads((args.benchmark / args.questions).read_text()):
         table_map, column_map = maps[q["db_id"]]

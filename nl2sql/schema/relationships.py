@@ -8,7 +8,8 @@ Many databases declare no foreign keys; their joins are still written in the nam
   `tblCustomers`), or has the same name as the referenced table's key;
 * the referenced side — it must look like that table's key: the declared primary key, or a
   column that is unique in the sampled population and named like a key of its table;
-* types — both integer or both text (floats, dates and booleans never make keys);
+* types — both integer or both text (floats, dates and booleans never make keys; a text column
+  whose sampled values are all whole numbers is an integer);
 * values — the referencing side's sampled values must be (mostly) included in the referenced
   side's (text columns: their samples; integer columns: their MIN/MAX range). A violation rejects
   the pair, whatever its names say.
@@ -16,16 +17,30 @@ Many databases declare no foreign keys; their joins are still written in the nam
 Each piece of evidence adds to a score (weights in `_W`); only pairs at or above `THRESHOLD`
 are returned, strongest first, each with its evidence in words, and of the targets of one
 column only the best-scoring. Word forms (singular/plural) come from `inflect`, not word lists.
+Names are read as `schema/naming.py` reads them, as written and without a table's namespace
+prefix or a column's table code: `crtDepotId` of tblCrate reads "depot id" (named after
+tblDepot), `c_depotkey` of crate "depotkey" (the name of `d_depotkey` of depot, and
+abbreviating it), and a coded key `depoId` of tblDepot also "depot id".
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from nl2sql.inflection import inflect_engine
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.schema.naming import (
+    ColumnNaming,
+    SchemaNaming,
+    abbreviates,
+    is_english_word,
+    read_columns,
+    read_naming,
+    read_table,
+    segments,
+)
 
 #: The score a pair needs to be returned. How it was chosen: the same name alone plus a unique
 #: integer column in range (0.3 + 0.15 + 0.2 = 0.65) must stay out — two link tables sharing a
@@ -54,7 +69,7 @@ _MOSTLY = 0.9  # share of referencing samples that must be found among the refer
 _MIN_ABBREVIATION = 3  # `cus` abbreviates customers; one or two letters only with the same name
 _POPULATION = 200_000
 _UNIQUE_SHARE = 0.98
-_CODED_PREFIX = 3  # a leading word this short is a code (`tblCustomers`, `t_orders`), not the name
+_GLUED_SUFFIX = 3  # a key suffix this long may be glued to its stem (`custkey`, `deptcode`)
 
 
 @dataclass(frozen=True)
@@ -78,26 +93,34 @@ class InferredRelationship:
         return f"{pairs} — inferred: {', '.join(self.evidence)}"
 
 
-def infer_relationships(snapshot: SchemaSnapshot, threshold: float = THRESHOLD) -> list[InferredRelationship]:
+def infer_relationships(
+    snapshot: SchemaSnapshot, threshold: float = THRESHOLD, naming: SchemaNaming | None = None
+) -> list[InferredRelationship]:
     """Undeclared references between the snapshot's tables, strongest first.
 
     Pairs already declared as foreign keys (either way round) are not repeated. For each
     referencing column only its best-scoring target(s) are kept: a column references one table.
     A `threshold` below THRESHOLD proposes weaker candidates, for a caller that checks them in
-    the data (`nl2sql describe`).
+    the data (`nl2sql describe`). `naming` is the snapshot's naming reading, when the caller
+    has it already.
     """
     declared = _declared_pairs(snapshot)
-    keys = {t.key: _key_columns(t) for t in snapshot.tables}
+    naming = naming or read_naming(snapshot)
+    keys = {t.key: _key_columns(t, naming) for t in snapshot.tables}
     found: list[InferredRelationship] = []
     for src in snapshot.tables:
         for col in src.columns:
-            if _kind(col) is None or col.name.lower() in keys[src.key] and _own_name(src, col):
+            if (
+                _kind(col) is None
+                or col.name.lower() in keys[src.key]
+                and _own_name(src, col, naming)
+            ):
                 continue  # a table's own key (`shipments.shipment_id`) is referenced, not referencing
             options = [
                 rel
                 for dst in snapshot.tables
                 if dst.key != src.key
-                for rel in _candidates(src, col, dst, keys[dst.key], threshold)
+                for rel in _candidates(src, col, dst, keys[dst.key], naming, threshold)
                 if (src.key, col.name.lower(), dst.key) not in declared
             ]
             if options:
@@ -119,14 +142,24 @@ def _declared_pairs(snapshot: SchemaSnapshot) -> set[tuple[str, str, str]]:
 
 
 def _candidates(
-    src: Table, col: Column, dst: Table, keys: dict[str, str], threshold: float = THRESHOLD
+    src: Table,
+    col: Column,
+    dst: Table,
+    keys: dict[str, str],
+    naming: SchemaNaming,
+    threshold: float = THRESHOLD,
 ) -> list[InferredRelationship]:
     out: list[InferredRelationship] = []
     for key_name, how in keys.items():
         target = dst.column(key_name)
         if target is None or _kind(target) != _kind(col):
             continue
-        evidence, score = _name_evidence(col, dst, target)
+        evidence, score = _name_evidence(
+            naming.column(src.key, col.name),
+            naming.table(dst.key).core,
+            naming.column(dst.key, target.name),
+            dst.name,
+        )
         if score == 0:
             continue
         evidence.append(how)
@@ -153,40 +186,57 @@ def _candidates(
     return out
 
 
-def _name_evidence(col: Column, dst: Table, target: Column) -> tuple[list[str], float]:
-    """What the two names say: (evidence, score); score 0 when they say nothing."""
+def _name_evidence(
+    col: ColumnNaming, dst: Sequence[str], target: ColumnNaming, dst_name: str
+) -> tuple[list[str], float]:
+    """What the two names say, read as written and without their table codes: (evidence,
+    score) of the stronger reading; score 0 when they say nothing. `dst` is the referenced
+    table's name without its namespace prefix."""
+    found = [_read_evidence(col, words, dst, target, dst_name) for words in col.readings]
+    return max(found, key=lambda f: f[1])
+
+
+def _read_evidence(
+    col: ColumnNaming,
+    words: tuple[str, ...],
+    dst: Sequence[str],
+    target: ColumnNaming,
+    dst_name: str,
+) -> tuple[list[str], float]:
     evidence: list[str] = []
     score = 0.0
-    stem = _key_stem(col.name)
+    own = "".join(words)
     # a bare `id` or `code` is in every table: sharing it says nothing
-    same = col.name.lower() == target.name.lower() and col.name.lower() not in KEY_SUFFIXES
+    same = own not in KEY_SUFFIXES and own in {"".join(w) for w in target.readings}
     if same:
         evidence.append("same name")
         score += _W["same_name"]
-    match = name_match(stem, dst.name) if stem else None
+    stem = _key_stem(words) or _glued_stem(words, dst)
+    match = name_match(stem, dst) if stem else None
     if stem and match and (match[1] or len(stem) >= _MIN_ABBREVIATION or same):
         how, whole = match
         evidence.append(
             f"{col.name} {'is named after' if how == 'named' else 'abbreviates'} "
-            f"{dst.name}" + ("" if whole else " (its last words)")
+            f"{dst_name}" + ("" if whole else " (its last words)")
         )
         score += _W["named_after" if how == "named" else "abbreviates"] - (0 if whole else 0.1)
-    if not same and stem and _key_stem(target.name) == stem:
+    if not same and stem and stem in {_key_stem(w) for w in target.readings}:
         evidence.append(f"{col.name} and {target.name} share '{stem}'")  # `custRef` ↔ `custCode`
         score += _W["same_stem"]
     return evidence, score
 
 
-def name_match(stem: str, table_name: str) -> tuple[str, bool] | None:
+def name_match(stem: str, table: str | Sequence[str]) -> tuple[str, bool] | None:
     """How a key's stem names a table: ("named" | "abbreviated", whole name?) or None.
 
-    A leading short word of the table's name (a coded prefix such as `tbl`) is ignored; a
-    match on the name's last words only (`plant` of `factory_plant`) is weaker than on all.
+    `table` is a name (read alone: a namespace prefix such as `tbl` is left out) or the segments
+    of one without its prefix; a match on the name's last words only (`plant` of
+    `factory_plant`) is weaker than on all.
 
     >>> name_match("cust", "tblCustomers"), name_match("plant", "factory_plant")
     (('abbreviated', True), ('named', False))
     """
-    core = _core_words(table_name)
+    core = list(read_table(table).core if isinstance(table, str) else table)
     for i in range(len(core)):
         words = core[i:]
         glued = "".join(words[:-1])
@@ -199,19 +249,20 @@ def name_match(stem: str, table_name: str) -> tuple[str, bool] | None:
 
 
 def _abbreviates(stem: str, words: list[str]) -> bool:
-    """`cust` of customers, `w` of warehouse, `wz` of warehouse_zone — not `w` of warehouse_zone."""
+    """`cust` of customers, `w` of warehouse, `wz` of warehouse_zone — not `w` of warehouse_zone;
+    a stem that is no English word also by its consonants (`cst` of customers, `prd` of products)."""
     initials = "".join(w[0] for w in words)
     if len(words) > 1 and stem == initials:
         return True
     glued = "".join(words)
-    return glued.startswith(stem) and (len(words) == 1 or len(stem) > len(words[0]))
-
-
-def _core_words(table_name: str) -> list[str]:
-    words = split_words(table_name)
-    while len(words) > 1 and len(words[0]) <= _CODED_PREFIX:
-        words = words[1:]
-    return words
+    if glued.startswith(stem) and (len(words) == 1 or len(stem) > len(words[0])):
+        return True
+    return (
+        len(words) == 1
+        and len(stem) >= _MIN_ABBREVIATION
+        and not is_english_word(stem)
+        and abbreviates(stem, words)
+    )
 
 
 def _value_evidence(col: Column, target: Column) -> tuple[str, float] | tuple[()] | None:
@@ -226,7 +277,8 @@ def _value_evidence(col: Column, target: Column) -> tuple[str, float] | tuple[()
         if share >= _MOSTLY:
             return pct, _W["values_mostly"]
         return None if complete else ()
-    low, high, key_low, key_high = col.min_value, col.max_value, target.min_value, target.max_value
+    low, high = _range(col)
+    key_low, key_high = _range(target)
     if low is not None and high is not None and key_low is not None and key_high is not None:
         if key_low <= low and high <= key_high:
             if (col.distinct_count or 0) <= (target.distinct_count or 0):
@@ -235,7 +287,14 @@ def _value_evidence(col: Column, target: Column) -> tuple[str, float] | tuple[()
     return ()
 
 
-def _key_columns(table: Table) -> dict[str, str]:
+def _range(col: Column) -> tuple[float | None, float | None]:
+    """The column's MIN and MAX; for whole numbers stored as text, those of its samples."""
+    if col.min_value is None and (ints := _integers(col.samples)):
+        return min(ints), max(ints)
+    return col.min_value, col.max_value
+
+
+def _key_columns(table: Table, naming: SchemaNaming | None = None) -> dict[str, str]:
     """Lower-case name → why it is the table's key: declared, or unique and named like a key."""
     declared = [c.lower() for c in table.primary_key] or [
         c.name.lower() for c in table.columns if c.primary_key
@@ -244,12 +303,18 @@ def _key_columns(table: Table) -> dict[str, str]:
         return {declared[0]: f"{table.name}'s primary key"}
     out = {}
     for col in table.columns:
-        if _kind(col) and _unique(table, col) and (_own_name(table, col) or _key_stem(col.name)):
+        if (
+            _kind(col)
+            and _unique(table, col)
+            and (
+                _own_name(table, col, naming) or _key_stem(_column_naming(table, col, naming).words)
+            )
+        ):
             out[col.name.lower()] = f"unique in {table.name}"
     return out
 
 
-def inferred_key(table: Table) -> str | None:
+def inferred_key(table: Table, naming: SchemaNaming | None = None) -> str | None:
     """The column that identifies a row of a table declaring no primary key: the one column
     unique in the sampled population and named like its own key (`id`, `customer_id`, `custNo`).
     None when the table declares a key, or when none or several columns qualify (no guess)."""
@@ -257,27 +322,46 @@ def inferred_key(table: Table) -> str | None:
         return None
     # only a name of its own table: a unique `business_id` in a one-row-per-business table is a
     # reference to another table, and grouping by it would split the rows by that reference
-    named = [c for c in table.columns if _kind(c) and _unique(table, c) and _own_name(table, c)]
+    named = [
+        c for c in table.columns if _kind(c) and _unique(table, c) and _own_name(table, c, naming)
+    ]
+    cores = {c.name: _column_naming(table, c, naming).words for c in named}
     # `store_id` over a unique `store_name`: the one with a key suffix identifies the row
-    keyish = [c for c in named if split_words(c.name)[-1] in KEY_SUFFIXES or _key_stem(c.name)]
+    keyish = [c for c in named if cores[c.name][-1] in KEY_SUFFIXES or _key_stem(cores[c.name])]
     # `workshop_id` over a unique `number` in workshop: a key that names its table says whose it is;
     # then an id over a unique `number` or code: an id is made to identify a row, while a number
     # the rows happen not to repeat is often something the business writes down
-    stemmed = [c for c in keyish if _key_stem(c.name)]
-    ids = [c for c in keyish if split_words(c.name)[-1] == "id" or c.name.lower().endswith("id")]
+    stemmed = [c for c in keyish if _key_stem(cores[c.name])]
+    ids = [c for c in keyish if cores[c.name][-1] == "id" or c.name.lower().endswith("id")]
     for found in (stemmed, ids, keyish, named):
         if found:
             return found[0].name if len(found) == 1 else None
     return None
 
 
-def _own_name(table: Table, col: Column) -> bool:
-    """`id`, `customer_id`, `cust_code`, `region_name` in their own table."""
-    words = split_words(col.name)
-    if len(words) == 1 and words[0] in KEY_SUFFIXES:
+def _column_naming(table: Table, col: Column, naming: SchemaNaming | None) -> ColumnNaming:
+    """The column's name read in its table (its table code known)."""
+    if naming is not None:
+        return naming.column(table.key, col.name)
+    read = {c.name: c for c in read_columns(table, read_table(table.name).core)}
+    return read.get(col.name) or ColumnNaming(col.name, tuple(segments(col.name)))
+
+
+def _table_core(table: Table, naming: SchemaNaming | None) -> tuple[str, ...]:
+    return naming.table(table.key).core if naming is not None else read_table(table.name).core
+
+
+def _own_name(table: Table, col: Column, naming: SchemaNaming | None = None) -> bool:
+    """`id`, `customer_id`, `cust_code`, `region_name`, `lockId`, `c_cratekey` in their own table."""
+    read = _column_naming(table, col, naming)
+    if len(read.words) == 1 and read.words[0] in KEY_SUFFIXES:
         return True
-    stem = _key_stem(col.name) or "".join(words[:-1])
-    return bool(stem) and name_match(stem, table.name) in (("named", True), ("abbreviated", True))
+    core = _table_core(table, naming)
+    for words in (read.words, read.segments):  # `teamRosterId` of teamRoster, its code kept
+        stem = _key_stem(words) or _glued_stem(words, core) or "".join(words[:-1])
+        if stem and name_match(stem, core) in (("named", True), ("abbreviated", True)):
+            return True
+    return False
 
 
 def _unique(table: Table, col: Column) -> bool:
@@ -295,18 +379,27 @@ def holds_every_row_once(table: Table, col: Column) -> bool:
 
 
 def _kind(col: Column) -> str | None:
-    """integer | text — the only types a key has; None for anything else."""
+    """integer | text — the only types a key has; None for anything else. A text column whose
+    sampled values are all whole numbers is an integer (SQLite stores numbers as text often)."""
     t = col.type.upper()
     if "INT" in t and "INTERVAL" not in t and "POINT" not in t:
         return "integer"
     if col.is_text and not col.is_temporal:
-        return "text"
+        return "integer" if _integers(col.samples) is not None else "text"
     return None
 
 
-def _key_stem(name: str) -> str | None:
-    """The part of a key's name before its suffix: `depotId` → "depot", `bid` → "b"."""
-    words = split_words(name)
+def _integers(samples: Sequence[str]) -> list[int] | None:
+    """The sampled values as whole numbers; None when there are none or one is not."""
+    values = [s.strip() for s in samples]
+    if not values or not all(v.isdigit() and len(v) < 19 for v in values):
+        return None
+    return [int(v) for v in values]
+
+
+def _key_stem(words: Sequence[str]) -> str | None:
+    """The part of a key's name (its segments) before its suffix: `depotId` → "depot",
+    `bid` → "b"."""
     if len(words) >= 2 and words[-1] in KEY_SUFFIXES:
         return "".join(words[:-1])
     if len(words) == 1 and words[0].endswith("id") and len(words[0]) > 2:
@@ -314,15 +407,27 @@ def _key_stem(name: str) -> str | None:
     return None
 
 
+def _glued_stem(words: Sequence[str], table: Sequence[str]) -> str | None:
+    """A one-word name glued to a longer key suffix (`custkey`, `deptcode`), ungued only when
+    the rest names or abbreviates the `table` it is matched with (`monkey` is no key)."""
+    if len(words) != 1:
+        return None
+    for suffix in KEY_SUFFIXES:
+        rest = words[0][: -len(suffix)]
+        if len(suffix) >= _GLUED_SUFFIX and words[0].endswith(suffix) and len(rest) >= 2:
+            if name_match(rest, table) is not None:
+                return rest
+    return None
+
+
 def split_words(name: str) -> list[str]:
-    """Lower-case words of an identifier: snake_case, camelCase, kebab and spaces.
+    """Lower-case words of an identifier (`naming.segments`): snake_case, camelCase, kebab and
+    spaces.
 
     >>> split_words("tblCustomers_custID")
     ['tbl', 'customers', 'cust', 'id']
     """
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
-    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+    return segments(name)
 
 
 @lru_cache(maxsize=4096)
@@ -345,5 +450,3 @@ def _one_direction(rels: list[InferredRelationship]) -> list[InferredRelationshi
 
 def _norm(value: str) -> str:
     return str(value).strip().lower()
-
-

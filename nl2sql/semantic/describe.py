@@ -23,6 +23,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
+from nl2sql.schema.naming import ColumnNaming, SchemaNaming, read_naming
 from nl2sql.schema.relationships import InferredRelationship, infer_relationships, split_words
 from nl2sql.semantic.check import join_kind
 
@@ -131,13 +132,16 @@ def candidates(snapshot: SchemaSnapshot) -> list[InferredRelationship]:
     inferred = infer_relationships(snapshot, CANDIDATE_SCORE)
     found = [replace(r, cardinality=cardinality(snapshot, r)) for r in inferred]
     seen = {(r.src, r.src_columns) for r in found} | {(r.dst, r.dst_columns) for r in found}
+    naming = read_naming(snapshot)
     for src in snapshot.tables:
         own = src.primary_key if len(src.primary_key) == 1 else []
         for col in src.columns:
             if (src.key, (col.name,)) in seen or [col.name] == own:
                 continue
             for dst in snapshot.tables:
-                named = _names_key_of(col, dst) if dst.key != src.key else None
+                read = naming.column(src.key, col.name)
+                core = naming.table(dst.key).core
+                named = _names_key_of(col, dst, read, core) if dst.key != src.key else None
                 if named is not None:
                     key, evidence = named
                     one = "one-to-one" if _one_per_row(src, col) else "many-to-one"
@@ -157,7 +161,8 @@ def shared_keys(snapshot: SchemaSnapshot, found: list[InferredRelationship]) -> 
 
     linked = {frozenset((r.src, r.dst)) for r in found}
     # a word in most tables' names (a coded prefix such as `tbl`) tells no two of them apart
-    counts = Counter(w for t in snapshot.tables for w in _name_words(t))
+    naming = read_naming(snapshot)
+    counts = Counter(w for t in snapshot.tables for w in _name_words(t, naming))
     common = {w for w, n in counts.items() if n > max(2, len(snapshot.tables) // 2)}
     keys: list[tuple[Table, Column]] = []
     for table in snapshot.tables:
@@ -169,7 +174,7 @@ def shared_keys(snapshot: SchemaSnapshot, found: list[InferredRelationship]) -> 
     def partners(table: Table, col: Column) -> list[tuple[Table, Column]]:
         return [(other, key) for other, key in keys if other.key != table.key
                 and key.distinct_count == col.distinct_count and join_kind(key) == join_kind(col)
-                and (_name_words(other) & _name_words(table)) - common]
+                and (_name_words(other, naming) & _name_words(table, naming)) - common]
 
     out = []
     for table, col in keys:
@@ -178,7 +183,8 @@ def shared_keys(snapshot: SchemaSnapshot, found: list[InferredRelationship]) -> 
             continue
         other, key = matches[0]
         if len(partners(other, key)) == 1 and _refers(table, other, found):
-            shared = ", ".join(sorted((_name_words(other) & _name_words(table)) - common))
+            shared = ", ".join(
+                sorted((_name_words(other, naming) & _name_words(table, naming)) - common))
             evidence = (f"{table.name} and {other.name} (sharing '{shared}') have keys of "
                         f"{col.distinct_count} values each")
             out.append(InferredRelationship(table.key, (col.name,), other.key, (key.name,),
@@ -195,17 +201,20 @@ def _refers(table: Table, other: Table, found: list[InferredRelationship]) -> bo
     return (links(table), table.key) < (links(other), other.key)
 
 
-def _name_words(table: Table) -> set[str]:
-    """The singular words of a table's name."""
-    from nl2sql.inflection import inflect_engine
+def _name_words(table: Table, naming: SchemaNaming) -> set[str]:
+    """The singular words of a table's name, without its namespace prefix (`schema/naming.py`)."""
+    from nl2sql.schema.naming import singular
 
-    return {inflect_engine().singular_noun(w) or w for w in split_words(table.name) if len(w) > 2}
+    return {singular(w) for w in naming.table(table.key).core if len(w) > 2}
 
 
-def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
+def _names_key_of(
+    col: Column, dst: Table, read: ColumnNaming, dst_core: tuple[str, ...]
+) -> tuple[Column, str] | None:
     """(a key of dst, why) when `col` is named like it, after `dst`, ends with dst's name
     (`sent_by_carrier_id` → carrier) or with its key's (`targetpageid` → page.pageid), and holds
-    values of the same kind."""
+    values of the same kind. Names are read without a table code (`read`) or a namespace
+    prefix (`dst_core`, the words of dst's name without it)."""
     from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
 
     kind = join_kind(col)
@@ -220,17 +229,17 @@ def _names_key_of(col: Column, dst: Table) -> tuple[Column, str] | None:
         return same, f"same name as a unique column of {dst.name}"
     if key is None:
         return None
-    words = split_words(col.name)
+    words = list(read.words)
     if len(words) > 1 and words[-1] in KEY_SUFFIXES:
         words = words[:-1]
     if words and _counts(words[-1], dst):
         return None
     for start in range(len(words)):
-        match = name_match("".join(words[start:]), dst.name)
+        match = name_match("".join(words[start:]), dst_core)
         if match == ("named", True):
             how = "names" if start == 0 else "ends with the name of"
             return key, f"{col.name} {how} {dst.name}"
-    glued, own = "".join(split_words(col.name)), "".join(split_words(key.name))
+    glued, own = "".join(read.words), "".join(split_words(key.name))
     if own not in KEY_SUFFIXES and len(glued) > len(own) and glued.endswith(own):
         return key, f"{col.name} ends with the name of {dst.name}'s key {key.name}"  # targetPageId
     return None

@@ -137,3 +137,64 @@ def test_identifier_words_and_name_matches():
     assert name_match("category", "categories") == ("named", True)
     assert name_match("wz", "warehouse_zone") == ("abbreviated", True)
     assert name_match("w", "warehouse_zone") is None
+
+
+@pytest.mark.parametrize(
+    ("ddl", "expected"),
+    [
+        pytest.param(
+            """CREATE TABLE tblDepot (depoId INTEGER, depoCity TEXT, depoSize INTEGER);
+               INSERT INTO tblDepot VALUES (1, 'Bergen', 3), (2, 'Narvik', 1), (3, 'Bodo', 2);
+               CREATE TABLE tblCrate (crtId INTEGER, crtDepotId TEXT, crtWeight INTEGER);
+               INSERT INTO tblCrate VALUES (10, '1', 5), (11, '1', 7), (12, '3', 2);""",
+            {("tblCrate", "crtDepotId", "tblDepot", "depoId")},
+            id="camel-code-whole-numbers-stored-as-text",
+        ),
+        pytest.param(
+            """CREATE TABLE tblCustomers (custCode TEXT, custName TEXT);
+               INSERT INTO tblCustomers VALUES ('C01', 'Ada'), ('C02', 'Bo'), ('C03', 'Cy');
+               CREATE TABLE tblOrders (ordNo INTEGER, ordCustRef TEXT, ordTotal INTEGER);
+               INSERT INTO tblOrders VALUES (1, 'C01', 50), (2, 'C02', 70), (3, 'C01', 20);""",
+            {("tblOrders", "ordCustRef", "tblCustomers", "custCode")},
+            id="coded-reference-abbreviating-the-table",
+        ),
+        pytest.param(
+            """CREATE TABLE depot (d_depotkey INTEGER, d_name TEXT, d_city TEXT);
+               INSERT INTO depot VALUES (1, 'North', 'Bergen'), (2, 'South', 'Oslo'),
+                   (3, 'East', 'Bodo');
+               CREATE TABLE crate (c_cratekey INTEGER, c_depotkey INTEGER, c_weight INTEGER);
+               INSERT INTO crate VALUES (10, 1, 5), (11, 1, 7), (12, 3, 2), (13, 2, 4);""",
+            {("crate", "c_depotkey", "depot", "d_depotkey")},
+            id="lower-snake-initials-glued-key",
+        ),
+        pytest.param(
+            """CREATE TABLE T_DEPOT (DPT_ID INTEGER, DPT_CITY TEXT);
+               INSERT INTO T_DEPOT VALUES (1, 'Bergen'), (2, 'Narvik'), (3, 'Bodo');
+               CREATE TABLE T_CRATE (CRT_ID INTEGER, CRT_DEPOT_ID INTEGER, CRT_WEIGHT INTEGER);
+               INSERT INTO T_CRATE VALUES (10, 1, 5), (11, 1, 7), (12, 3, 2);""",
+            {("T_CRATE", "CRT_DEPOT_ID", "T_DEPOT", "DPT_ID")},
+            id="upper-snake-consonant-code",
+        ),
+    ],
+)
+def test_coded_schemas_without_keys(tmp_path, ddl, expected):
+    assert _pairs(_sqlite(tmp_path, ddl)) == expected
+
+
+def test_a_coded_key_spelled_out_wins_over_a_link_table_that_ends_with_its_name(tmp_path):
+    # `lkdDepotId` is unique in the few rows of tblLockerDepot by chance; `depoId` is the key
+    snapshot = _sqlite(tmp_path, """
+        CREATE TABLE tblDepot (depoId INTEGER, depoCity TEXT);
+        INSERT INTO tblDepot VALUES (1, 'Bergen'), (2, 'Narvik'), (3, 'Bodo');
+        CREATE TABLE tblLockerDepot (ldLockerId INTEGER, ldDepotId INTEGER);
+        INSERT INTO tblLockerDepot VALUES (7, 1), (8, 2), (9, 3);
+        CREATE TABLE tblCrate (crtId INTEGER, crtDepotId INTEGER);
+        INSERT INTO tblCrate VALUES (10, 1), (11, 1), (12, 3);
+    """)
+    assert {dst for src, _, dst, _ in _pairs(snapshot) if src == "tblCrate"} == {"tblDepot"}
+
+
+def test_a_short_english_first_word_is_part_of_the_table_name():
+    assert name_match("lane", "bus_lanes") == ("named", False)
+    assert name_match("buslane", "bus_lanes") == ("named", True)
+    assert name_match("lane", "tbl_lanes") == ("named", True)

@@ -8,7 +8,7 @@ costs dictionary look-ups; `naming.py` reads identifiers into words and columns 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nl2sql.reasoning.offline.catalog.naming import (
     DATE_WORDS,
@@ -26,6 +26,7 @@ from nl2sql.reasoning.offline.catalog.segments import (
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
 from nl2sql.schema.models import Cardinality, Column, SchemaSnapshot, Table, many_ends
+from nl2sql.schema.naming import SchemaNaming, is_english_word, read_naming
 from nl2sql.schema.relationships import (
     KEY_SUFFIXES,
     holds_every_row_once,
@@ -103,6 +104,7 @@ class SchemaIndex:
     edges: list[FKEdge] = field(default_factory=list)
     inferred: list[FKEdge] = field(default_factory=list)  # used only where `edges` do not connect
     max_phrase: int = 1
+    naming: SchemaNaming = field(default_factory=SchemaNaming)  # prefixes and table codes
     _inferred_keys: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> Column | None:
@@ -125,7 +127,7 @@ class SchemaIndex:
         if declared:
             return declared
         if table not in self._inferred_keys:
-            key = inferred_key(t)
+            key = inferred_key(t, self.naming)
             self._inferred_keys[table] = [key] if key else []
         return self._inferred_keys[table]
 
@@ -146,7 +148,7 @@ class SchemaIndex:
 
 def build_index(snapshot: SchemaSnapshot) -> SchemaIndex:
     """Index every table and column of `snapshot` (names, samples, labels, foreign keys)."""
-    idx = SchemaIndex(snapshot=snapshot)
+    idx = SchemaIndex(snapshot=snapshot, naming=read_naming(snapshot))
     for pos, table in enumerate(snapshot.tables):
         idx.tables[table.key] = table
         idx.order[table.key] = pos
@@ -188,12 +190,17 @@ def _decided(forms: list[Element]) -> list[Element]:
 
 def _index_table(idx: SchemaIndex, table: Table) -> None:
     key = table.key
-    tw = words_of(table.name)
+    naming = idx.naming.table(key)
+    name = naming.core_name  # `tblParcelLocker` is named as parcel_locker is
+    tw = words_of(name)
     idx.table_words[key] = tw
-    # "has_copy" without its function word reads "copy": weaker than a table named exactly so
-    whole = len(tw) == len(split_identifier(table.name))
+    # "has_copy" without its function word reads "copy": weaker than a table named exactly so;
+    # a prefix only some tables carry (`vw_bays`) may be a word of the name after all
+    whole = len(tw) == len(split_identifier(name)) and (not naming.prefix or naming.shared)
     _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
-    _add(idx, glued_form(table.name) or (), Element(key, None, 0.95, "glued"))  # "username"
+    if naming.prefix:
+        _add(idx, words_of(table.name), Element(key, None, 1.0, "name"))
+    _add(idx, glued_form(name) or (), Element(key, None, 0.95, "glued"))  # "username"
     if table.original_name:
         _add(idx, words_of(table.original_name), Element(key, None, 1.0, "original"))
     if len(tw) >= 2:
@@ -206,33 +213,57 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     }
     idx.keys[key] = {c.name for c in table.columns if c.name.lower() in fk_cols | pk_cols}
     # words of this table's name and of the tables it references, for abbreviations (`CustID`)
-    full = tw + tuple(w for fk in table.foreign_keys for w in words_of(fk.ref_table.split(".")[-1]))
+    full = tw + tuple(w for fk in table.foreign_keys for w in _table_words(idx, fk.ref_table))
     hidden = {c.lower() for c in table.semantic.hidden} if table.semantic else set()
     for col in table.columns:
         if col.name.lower() not in hidden:  # a hidden column cannot be named, so never shown
             _index_column(idx, key, tw, col, full)
         else:
             idx.kinds[(key, col.name)] = column_kind(col)
-            idx.col_words[(key, col.name)] = words_of(col.name)
+            idx.col_words[(key, col.name)] = words_of(_column_name(idx, key, col.name))
     idx.labels[key] = _labels(idx, key, tw)
     if table.semantic is not None:
         _index_semantic(idx, table)
 
 
+def _table_words(idx: SchemaIndex, ref: str) -> tuple[str, ...]:
+    """The words of a referenced table's name (without its namespace prefix)."""
+    found = idx.snapshot.table(ref)
+    return words_of(idx.naming.table(found.key).core_name if found else ref.split(".")[-1])
+
+
+def _column_name(idx: SchemaIndex, key: str, column: str) -> str:
+    """The name a column's words are read from: without a code abbreviating its table
+    (`lockName` of tblLocker reads "name"); a code that is a word of the table's own name
+    (`dock_name` of dock) stays, the index adds the name without it as a short form."""
+    naming = idx.naming.column(key, column)
+    return naming.core_name if naming.code and not naming.own else column
+
+
 def _index_column(
     idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, full: tuple[str, ...] = ()
 ) -> None:
-    cw = words_of(col.name)
+    name = _column_name(idx, key, col.name)
+    cw = words_of(name)
     expanded = expand_abbreviations(cw, full)
     idx.col_words[(key, col.name)] = expanded
     idx.kinds[(key, col.name)] = column_kind(col)
     for words in dict.fromkeys((cw, expanded)):
         _index_forms(idx, key, tw, col, words)
-    unit_free = unit_free_words(col.name)
+    naming = idx.naming.column(key, col.name)
+    core = words_of(naming.core_name)
+    if naming.own and core and core[-1] != "id":
+        # `docks_dock_depth` of docks, where most columns say "docks": as `dock_depth` is, weaker
+        _index_forms(idx, key, tw, col, core, cap=0.85)
+    code = naming.code
+    if name != col.name and code and is_english_word(code):
+        # a code that is a word too (`ship_date` of shipments) may be said: "the ship date"
+        _add(idx, words_of(col.name), Element(key, col.name, 0.9, "name"))
+    unit_free = unit_free_words(name)
     # `weight_kg` is named as the weight is; `tripKm` of tblTrips is not "the trips"
     if unit_free and unit_free not in (tw, tw[-1:]):
         _index_forms(idx, key, tw, col, unit_free)
-    _add(idx, glued_form(col.name) or (), Element(key, col.name, 0.95, "glued"))  # "zipcode"
+    _add(idx, glued_form(name) or (), Element(key, col.name, 0.95, "glued"))  # "zipcode"
     if col.original_name:
         _add(idx, words_of(col.original_name), Element(key, col.name, 1.0, "original"))
     is_id = bool(cw) and cw[-1] == "id"
@@ -258,28 +289,36 @@ _PLACE = canon("place")
 
 
 def _index_forms(
-    idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, cw: tuple[str, ...]
+    idx: SchemaIndex,
+    key: str,
+    tw: tuple[str, ...],
+    col: Column,
+    cw: tuple[str, ...],
+    cap: float = 1.0,
 ) -> None:
-    _add(idx, cw, Element(key, col.name, 1.0, "name"))
+    """The phrase forms of a column named `cw` (its strongest at most `cap`)."""
+
+    def add(form: tuple[str, ...], element: Element) -> None:
+        _add(idx, form, replace(element, score=min(element.score, cap)))
+
+    add(cw, Element(key, col.name, 1.0, "name"))
     is_id = bool(cw) and cw[-1] == "id"
     if tw and cw[: len(tw)] == tw and len(cw) > len(tw) and not is_id:
-        _add(idx, cw[len(tw) :], Element(key, col.name, 0.85, "short"))
+        add(cw[len(tw) :], Element(key, col.name, 0.85, "short"))
     elif tw and cw[:1] != tw[-1:]:
-        _add(idx, tw + cw, Element(key, col.name, 1.0, "qualified"))
-        _add(idx, tw[-1:] + cw, Element(key, col.name, 0.95, "qualified"))
+        add(tw + cw, Element(key, col.name, 1.0, "qualified"))
+        add(tw[-1:] + cw, Element(key, col.name, 0.95, "qualified"))
     if len(cw) >= 2 and not is_id:
-        _add(idx, cw[-1:], Element(key, col.name, 0.6, "head"))
+        add(cw[-1:], Element(key, col.name, 0.6, "head"))
     if len(cw) == 2 and not is_id:
-        _add(
-            idx, cw[::-1], Element(key, col.name, 0.65, "part")
-        )  # "staff number" ↔ number_of_staff
+        add(cw[::-1], Element(key, col.name, 0.65, "part"))  # "staff number" ↔ number_of_staff
     for size in range(2, len(cw)):
         for start in (0, len(cw) - size):
             # "net price" names `net_price_eur`
-            _add(idx, cw[start : start + size], Element(key, col.name, 0.7, "part"))
+            add(cw[start : start + size], Element(key, col.name, 0.7, "part"))
     if len(cw) >= 2 and cw[-1] in DATE_WORDS | {"at", "on"}:
         # "opened" names `opened_date`, "created" names `created_at`
-        _add(idx, cw[:-1], Element(key, col.name, 0.75, "short"))
+        add(cw[:-1], Element(key, col.name, 0.75, "short"))
 
 
 def _index_modifiers(idx: SchemaIndex) -> None:
@@ -332,11 +371,12 @@ def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
         if named:
             return named[:2]
     # `authorname` in author: the table's name glued to a label word
-    glued = [c.name for c in texts if _glued_label(c.name, table.name)]
+    core = idx.naming.table(key).core
+    glued = [c.name for c in texts if _glued_label(_column_name(idx, key, c.name), core)]
     return glued[:1]
 
 
-def _glued_label(column: str, table: str) -> bool:
+def _glued_label(column: str, table: tuple[str, ...]) -> bool:
     low = column.lower()
     return any(
         low.endswith(word) and name_match(low[: -len(word)], table) is not None
@@ -393,7 +433,7 @@ def _index_edges(idx: SchemaIndex) -> None:
             )
     # after the declared ones, strongest first: the rank keeps declared edges ahead in ties
     base = len(idx.snapshot.tables)
-    for k, rel in enumerate(infer_relationships(idx.snapshot)):
+    for k, rel in enumerate(infer_relationships(idx.snapshot, naming=idx.naming)):
         evidence = ", ".join(rel.evidence)
         idx.inferred.append(
             FKEdge(rel.src, rel.src_columns, rel.dst, rel.dst_columns, (base, k), evidence)

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from nl2sql.inflection import inflect_engine
+from nl2sql.schema.naming import segments
 
 _TOKEN = re.compile(
     r"(?P<quoted>(?:(?<=^)|(?<=[\s(,:=]))(?:'(?P<q1>[^']+)'|\"(?P<q2>[^\"]+)\"|“(?P<q3>[^”]+)”)"
@@ -25,9 +26,6 @@ _TOKEN = re.compile(
     r"|(?P<word>[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?)"
     r"|(?P<punct>[,;])"
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[^\W\d_])(?=[0-9])")
-# A letter or digit of any script: identifiers and questions may be Cyrillic, CJK, accented...
-_NOT_WORD = re.compile(r"[\W_]+")
 
 # Function words: they carry the shape of a question, never its subject.
 STOP = frozenset(
@@ -228,10 +226,9 @@ def canon(word: str) -> str:
 
 def split_identifier(name: str) -> list[str]:
     """Split `list_price`, `ListPrice`, `loan-items 2`, `сумма_итого` into lower-case words,
-    abbreviations expanded. Letters of any script are word letters; a name with no letter or
-    digit at all (an emoji) is one word as written, so every identifier has at least one word."""
-    parts = _NOT_WORD.split(_CAMEL.sub(" ", name))
-    words = [p.lower() for p in parts if p] or ([name.strip().lower()] if name.strip() else [])
+    abbreviations expanded: the segments of `nl2sql.schema.naming` (letters of any script; a name
+    with no letter or digit at all, an emoji, is one word as written), read as words."""
+    words = segments(name)
     if not words:
         return []
     # an initial glued to "name" ("xname" for x in f, l, m): first / last / middle name
