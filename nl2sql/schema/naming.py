@@ -29,9 +29,11 @@ Word knowledge comes from lemminflect's dictionary (and inflect's singular forms
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from nl2sql.inflection import inflect_engine
 from nl2sql.schema.models import SchemaSnapshot, Table
@@ -62,6 +64,53 @@ def is_english_word(segment: str) -> bool:
     from lemminflect import getAllLemmas  # type: ignore[import-untyped]
 
     return bool(getAllLemmas(segment))
+
+
+#: a glued segment shorter than this is left as it is (`zipcode` is the shortest worth reading)
+_MIN_GLUED = 6
+_SEGMENTER_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=65536)
+def unglued(segment: str) -> tuple[str, ...]:
+    """The English words a segment glues together (`orderdate` -> ("order", "date"),
+    `numcitedby` -> ("num", "cited", "by")), by symspellpy's word segmentation over its
+    English word frequencies; the segment alone when it is a word itself, shorter than six
+    letters, not all letters, or when a piece is a single letter or no word lemminflect knows
+    (`custkey` would be "cu st key": kept glued). `known` pieces (abbreviations a reader
+    spells out, such as "num") count as words.
+
+    >>> unglued("orderdate"), unglued("homepage"), unglued("custkey")
+    (('order', 'date'), ('homepage',), ('custkey',))
+    """
+    if len(segment) < _MIN_GLUED or not segment.isalpha() or is_english_word(segment):
+        return (segment,)
+    pieces = tuple(_segmenter().word_segmentation(segment).corrected_string.split())
+    if len(pieces) < 2 or "".join(pieces) != segment:
+        return (segment,)
+    if any(len(p) < 2 or not (is_english_word(p) or p in _FUNCTION_WORDS or p in _KNOWN)
+           for p in pieces):
+        return (segment,)
+    return pieces
+
+
+#: pieces lemminflect has no part of speech for but that are words of English identifiers
+_FUNCTION_WORDS = frozenset("of in on at to by for per via and or the".split())
+_KNOWN = frozenset("id num no qty amt nbr".split())
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> Any:
+    """symspellpy with its English unigram frequencies (about a second of CPU, once)."""
+    from importlib.resources import files
+
+    from symspellpy import SymSpell  # type: ignore[import-untyped]
+
+    with _SEGMENTER_LOCK:
+        speller = SymSpell(max_dictionary_edit_distance=0, prefix_length=7)
+        speller.load_dictionary(
+            str(files("symspellpy") / "frequency_dictionary_en_82_765.txt"), 0, 1)
+        return speller
 
 
 def abbreviates(code: str, words: list[str] | tuple[str, ...]) -> bool:

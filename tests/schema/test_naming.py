@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
-from nl2sql.schema.naming import abbreviates, read_naming, read_table, segments
+from nl2sql.schema.naming import abbreviates, read_naming, read_table, segments, unglued
 
 
 def _snapshot(tables: dict[str, list[str]]) -> SchemaSnapshot:
@@ -135,3 +135,21 @@ def test_a_word_of_the_tables_name_on_every_column_is_its_convention():
     read = naming.column("dock", "dock_crane_count")
     assert read.code == "dock" and not read.own
     assert read.words == ("crane", "count")
+
+
+@pytest.mark.parametrize(
+    ("segment", "words"),
+    [
+        ("orderdate", ("order", "date")),
+        ("numcitedby", ("num", "cited", "by")),
+        ("unitsinstock", ("units", "in", "stock")),
+        ("songreleaseyear", ("song", "release", "year")),
+        ("homepage", ("homepage",)),  # a word itself
+        ("custkey", ("custkey",)),  # "cu st key": pieces that are no words keep it glued
+        ("uniqname", ("uniqname",)),  # a one-letter piece keeps it glued
+        ("zipco", ("zipco",)),  # too short to read
+        ("line2", ("line2",)),  # not all letters
+    ],
+)
+def test_glued_words_are_read_apart_only_into_english_words(segment, words):
+    assert unglued(segment) == words

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from nl2sql.inflection import inflect_engine
-from nl2sql.schema.naming import segments
+from nl2sql.schema.naming import segments, unglued
 
 _TOKEN = re.compile(
     r"(?P<quoted>(?:(?<=^)|(?<=[\s(,:=]))(?:'(?P<q1>[^']+)'|\"(?P<q2>[^\"]+)\"|“(?P<q3>[^”]+)”)"
@@ -171,8 +171,6 @@ ABBREVIATIONS = {
     "mo": "month",
     "loc": "location",
     "org": "organization",
-    "firstname": "first name",
-    "lastname": "last name",
 }
 # Single letters that abbreviate a word only before "name" ("f_name", "l_name", "m_name").
 _GLUED_INITIAL = re.compile(r"^[flm]name$")
@@ -228,7 +226,7 @@ def split_identifier(name: str) -> list[str]:
     """Split `list_price`, `ListPrice`, `loan-items 2`, `сумма_итого` into lower-case words,
     abbreviations expanded: the segments of `nl2sql.schema.naming` (letters of any script; a name
     with no letter or digit at all, an emoji, is one word as written), read as words."""
-    words = segments(name)
+    words = [w for seg in segments(name) for w in unglued(seg)]
     if not words:
         return []
     # an initial glued to "name" ("xname" for x in f, l, m): first / last / middle name

@@ -1,8 +1,8 @@
 """One small schema written in several naming conventions, none declaring a key: the same
 questions get the same rows whatever the convention — snake_case, every column behind its
 table's name, camelCase behind a `tbl`
-namespace and a table code, lower snake behind the table's initial with glued key names, and
-UPPER_SNAKE behind a consonant code under a `T_` namespace."""
+namespace and a table code, lower snake behind the table's initial with glued key names, words glued
+into one lower-case name, and UPPER_SNAKE behind a consonant code under a `T_` namespace."""
 
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ _STYLES = {
     "initials": (
         ("depot", "d_depotkey INTEGER, d_name TEXT, d_city TEXT"),
         ("crate", "c_cratekey INTEGER, c_label TEXT, c_depotkey INTEGER, c_weight REAL"),
+    ),
+    "glued": (
+        ("depot", "depotkey INTEGER, depotname TEXT, homecity TEXT"),
+        ("crate", "cratekey INTEGER, cratelabel TEXT, depotkey INTEGER, grossweight REAL"),
     ),
     "upper": (
         ("T_DEPOT", "DPT_ID INTEGER, DPT_NAME TEXT, DPT_CITY TEXT"),
