@@ -38,6 +38,7 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     irregular_verb,
     is_noun,
+    parts_of_speech,
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
@@ -226,7 +227,7 @@ def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
             i += 1
             continue
         span = seq[i : i + size]
-        elements = _elements(idx, span)
+        elements = _elements(idx, span, _main_verb(tokens, span))
         text = " ".join(t.text for t in span)
         out.mentions.append(Mention(span[0].index, span[-1].index + 1, text, list(elements)))
         used.update(t.index for t in span)
@@ -240,16 +241,17 @@ def _longest_phrase(
         span = seq[i : i + size]
         if len(span) < size or any(t.index in used for t in span) or not _contiguous(tokens, span):
             continue
-        if _elements(idx, span):
+        if _elements(idx, span, _main_verb(tokens, span)):
             return size
     return 0
 
 
-def _elements(idx: SchemaIndex, span: list[Token]) -> list[Element]:
+def _elements(idx: SchemaIndex, span: list[Token], verb: bool = False) -> list[Element]:
     """The schema elements a span names. A lone frame word ("list", "number", "show") names only
-    an element called exactly so, never one it is merely a part of (`price_list`)."""
+    an element called exactly so, never one it is merely a part of (`price_list`); a verb
+    (`verb`, or a past form) names only what a verb can."""
     elements = idx.phrases.get(tuple(t.canon for t in span), [])
-    if len(span) == 1 and is_verb_form(span[0]):
+    if len(span) == 1 and (verb or is_verb_form(span[0])):
         # "boats were made" does not name a `make` column; "opened" may name `opened_date` and
         # "priced between 10 and 20" the price: a verb names a measure or a date, never a label
         return [
@@ -265,6 +267,36 @@ def _elements(idx: SchemaIndex, span: list[Token]) -> list[Element]:
     if len(span) == 1 and span[0].low in FRAME:
         return [e for e in elements if e.score >= 0.85]
     return elements
+
+
+_AUXILIARIES = frozenset("do does did will would can could should shall may might must".split())
+_SUBJECT_WORDS = 4  # "did each of the customers place": the subject between is short
+
+
+def _main_verb(tokens: list[Token], span: list[Token]) -> bool:
+    """The one word after "did <subject>" in a question ("how many orders did each customer
+    place"): the clause's main verb, whatever noun it is spelled like."""
+    if len(span) != 1 or "VERB" not in parts_of_speech(span[0].low):
+        return False
+    i = span[0].index
+    if i == 0 or tokens[i - 1].low in _DETERMINERS or tokens[i - 1].low in _AUXILIARIES:
+        return False  # "did each customer": the subject's own words
+    for j in range(i - 1, max(-1, i - _SUBJECT_WORDS - 2), -1):
+        tok = tokens[j]
+        if tok.kind != "word":
+            return False
+        if tok.low in _AUXILIARIES:
+            return _subject(tokens[j + 1 : i])
+    return False
+
+
+def _subject(words: list[Token]) -> bool:
+    """Whether the words between an auxiliary and a verb are its subject: a noun phrase
+    ("each customer", "the store"), not a negation or another verb ("did not lose", "do have")."""
+    if not words or any(t.low in NEVER_LINK for t in words):
+        return False
+    first = words[0].low
+    return first in _DETERMINERS or "NOUN" in parts_of_speech(first)
 
 
 def is_verb_form(tok: Token) -> bool:
