@@ -119,6 +119,8 @@ class History:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._results: OrderedDict[str, QueryResult] = OrderedDict()
+        # (inode, size, mtime_ns, lines) of the file as this session's last append left it
+        self._known: tuple[int, int, int, int] | None = None
 
     def record(self, result: QueryResult) -> int:
         """Append `result` as the next run; returns its run number. A history file that cannot
@@ -132,7 +134,10 @@ class History:
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
                 with os.fdopen(fd, "a", encoding="utf-8") as out:
                     out.write(line + "\n")
+                    out.flush()
+                    self._known = _identity(os.fstat(out.fileno()), number)
             except OSError:
+                self._known = None
                 return 0
             self._results[result.trace_id] = result
             while len(self._results) > KEEP_RESULTS:
@@ -140,7 +145,18 @@ class History:
             return number
 
     def _lines(self) -> int:
-        """Lines in the file, counted without parsing them (this runs before every record)."""
+        """Lines in the file, counted without parsing them (this runs before every record).
+
+        The count this session's last append left is reused while the file is exactly as that
+        append left it (same inode, size and modification time); a file anyone else wrote,
+        replaced or cut is counted again in full."""
+        try:
+            now = self.path.stat()
+        except OSError:
+            return 0
+        known = self._known
+        if known is not None and known[:3] == _identity(now, 0)[:3]:
+            return known[3]
         try:
             with self.path.open("rb") as handle:
                 return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
@@ -225,6 +241,10 @@ def read_history(path: Path) -> list[HistoryEntry]:
         except ValueError:
             continue  # a line cut by a crash, or edited by hand: the others still count
     return entries
+
+
+def _identity(stat: os.stat_result, lines: int) -> tuple[int, int, int, int]:
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns, lines
 
 
 def _count(rows: int | None) -> str:

@@ -100,6 +100,21 @@ def test_a_damaged_line_is_skipped_and_the_table_lists_the_rest(shop, tmp_path):
         assert "↳ 1 And in 2023?" in repr(s.history)
 
 
+def test_two_sessions_on_one_folder_number_their_runs_in_turn(shop, tmp_path):
+    # each session counts only what it appended itself; what another one wrote is counted again
+    with _connect(shop, tmp_path) as a, _connect(shop, tmp_path) as b:
+        numbers = [a.ask("How many purchases were made in 2024?").run_number,
+                   a.ask("How many members are there?").run_number,
+                   b.ask("How many purchases were made in 2024?").run_number,
+                   a.ask("How many members are there?").run_number]
+        assert numbers == [1, 2, 3, 4]
+        path = tmp_path / "history.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text("".join(lines[:1]), encoding="utf-8")  # cut by hand to one run
+        assert a.ask("How many members are there?").run_number == 2
+        assert [e.number for e in b.history.entries] == [1, 2]
+
+
 def test_the_cli_lists_and_reruns_the_history(shop, tmp_path, capsys, monkeypatch):
     from nl2sql.cli.main import main
 
