@@ -50,7 +50,10 @@ class Watchdog:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="nl2sql-watchdog", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            elif self._heap[0][2] is alarm:
+                # only a new earliest alarm shortens the thread's wait; a later one can wait
+                # for it (a wake-up per query cost a thread switch on the warm path)
+                self._cond.notify()
         return alarm
 
     def _loop(self) -> None:
