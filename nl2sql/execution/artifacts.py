@@ -88,15 +88,17 @@ class LocalBackend:
         """Write `table` to `path` atomically; return its URI and size in bytes."""
         private_dir(path.parent)  # results are data: 0700 folders, 0600 files (mkstemp's mode)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(fd)
         try:
-            pq.write_table(table, tmp)
+            # written through the descriptor mkstemp opened: no second open, no stat for the size
+            with os.fdopen(fd, "wb") as handle:
+                pq.write_table(table, handle)
+                size = handle.tell()
             os.replace(tmp, path)
         except BaseException:
             # A reader must never see a half-written file, and no temp file may linger.
             Path(tmp).unlink(missing_ok=True)
             raise
-        return path.as_uri(), path.stat().st_size
+        return path.as_uri(), size
 
     def read_table(self, uri: str) -> pa.Table:
         """Read the Parquet file at a `file://` URI or a plain absolute path."""
