@@ -49,6 +49,24 @@ def test_worker_processes_give_the_same_records_in_question_order(tiny_spider):
     assert [r.id for r in records] == ["tiny-0", "q1"] and all(r.correct for r in records)
 
 
+def test_workers_start_with_the_pipeline_already_imported():
+    # forked by a fork server that imported it once, not importing it again each (2.5 s of CPU)
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_all_start_methods
+
+    from nl2sql.eval.runner import WORKER_PRELOAD, _pool_context
+
+    context = _pool_context()
+    if "forkserver" not in get_all_start_methods():
+        assert context.get_start_method() == "spawn"
+        return
+    assert context.get_start_method() == "forkserver"
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        # a builtin runs in the worker (a function of this test module would need it importable)
+        loaded = f"[m for m in {list(WORKER_PRELOAD)!r} if m in __import__('sys').modules]"
+        assert pool.submit(eval, loaded).result() == list(WORKER_PRELOAD)
+
+
 def _two_databases(tiny_spider):
     """The tiny questions over two copies of the database, interleaved: shelf, other, shelf, …"""
     import shutil
