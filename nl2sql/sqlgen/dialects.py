@@ -25,10 +25,11 @@ _WIDE_DECIMAL = "DECIMAL(38, 10)"
 _STRFTIME = {"YEAR": "%Y", "QUARTER": "%m", "MONTH": "%m", "DAY": "%d"}
 
 
-def adapt(query: exp.Expr, dialect: str) -> exp.Expr:
-    """Return a copy of the neutral `query` rewritten for the sqlglot `dialect`."""
+def adapt(query: exp.Expr, dialect: str, *, copy: bool = True) -> exp.Expr:
+    """Return a copy of the neutral `query` rewritten for the sqlglot `dialect`; with
+    `copy=False`, `query` itself is rewritten (a tree its caller just built and owns alone)."""
     rewrites = _REWRITES.get(dialect, ())
-    out = query.copy()
+    out = query.copy() if copy else query
     for rewrite in rewrites:
         out = out.transform(rewrite, copy=False)
     return out

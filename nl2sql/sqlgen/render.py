@@ -70,9 +70,11 @@ def render_plan(plan: PlanModel, dialect: str, snapshot: SchemaSnapshot | None =
     'SELECT `t`.`a` FROM `t` AS `t`'
     """
     name = sqlglot_dialect(dialect)
-    query = adapt(plan_to_expression(plan, snapshot), name)
+    # The tree is built here and used once: rewritten and generated in place, without the two
+    # defensive deep copies (adapt's and sqlglot's generator's) that cost more than building it.
+    query = adapt(plan_to_expression(plan, snapshot), name, copy=False)
     try:
-        return query.sql(dialect=name, identify=True, unsupported_level=ErrorLevel.RAISE)
+        return query.sql(dialect=name, identify=True, unsupported_level=ErrorLevel.RAISE, copy=False)
     except UnsupportedError as exc:
         raise SQLGenError(
             f"The plan uses something {name} cannot express: {safe_one_line(exc)}", dialect=name
