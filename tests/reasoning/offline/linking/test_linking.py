@@ -147,3 +147,14 @@ def test_a_relation_verb_written_as_a_noun_is_not_explained_by_the_verb(library)
     assert _link(library, "Which authors made books?").unexplained == []
     # a filler noun after "the" adds nothing either way
     assert _link(library, "Give me all the information about books").unexplained == []
+
+
+def test_the_word_after_did_and_its_subject_is_a_verb_not_a_place(library):
+    # "place" as a noun is any place column ("each place"); after "did each member" it is the
+    # question's verb, and names no column
+    verb = _link(library, "How many loans did each member place?")
+    assert not [m for m in verb.mentions if m.text == "place"]
+    noun = _link(library, "How many members live in each place?")
+    assert {e.column for m in noun.mentions if m.text == "place" for e in m.candidates} >= {"city"}
+    # a negation or another verb after the auxiliary is no subject: "do have loans"
+    assert any(m.text == "loans" for m in _link(library, "Which members do have loans?").mentions)
