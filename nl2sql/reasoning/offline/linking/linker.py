@@ -38,7 +38,9 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     irregular_verb,
     is_noun,
+    is_past_participle,
     parts_of_speech,
+    split_identifier,
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
@@ -148,7 +150,21 @@ def _quoted(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
 
 
 def _strong_schema_word(idx: SchemaIndex, tok: Token) -> bool:
-    return any(e.score >= 0.85 for e in idx.phrases.get((tok.canon,), []))
+    """Whether a word names a table or column well enough to be no value. A name that holds the
+    word only as another verb form ("open" and `opened_on`) does not: 'open' stored in a status
+    column is what "tickets that are open" means."""
+    for e in idx.phrases.get((tok.canon,), []):
+        if e.score < 0.85:
+            continue
+        name = e.column or idx.tables[e.table].name
+        spelled = [w for w in split_identifier(name) if canon(w) == tok.canon]
+        if not spelled or any(w == tok.low or not _past_form(w) for w in spelled):
+            return True
+    return False
+
+
+def _past_form(word: str) -> bool:
+    return irregular_verb(word) is not None or is_past_participle(word)
 
 
 def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:

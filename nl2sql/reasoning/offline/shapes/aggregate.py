@@ -21,8 +21,9 @@ from nl2sql.reasoning.offline.words.numeric import NumCue
 
 _DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
                 "different", "distinct", "unique", "each", "every"}  # fmt: skip
-_COORDINATORS = {"and", "list", "show", "give", "return", "display", "find", "get", "tell", "name",
-                 "is", "are", "was", "were"}  # fmt: skip
+_COORDINATORS = {"and", "list", "show", "give", "return", "display", "find", "get", "tell", "name"}
+_COPULAS = {"is", "are", "was", "were"}
+_WH_WORDS = {"what", "which", "who"}
 
 
 def aggregate(a: Analysis, measure: Agg) -> Query:
@@ -135,6 +136,10 @@ def _coordinated(a: Analysis, m: Mention) -> bool:
     tokens = a.question.tokens
     before = [t for t in tokens[: m.start] if t.low not in _DETERMINERS]
     after = tokens[m.end] if m.end < len(tokens) else None
+    if before and before[-1].low in _COPULAS:
+        # "what are the names and …" asks for them; "how many tickets are open" says of the
+        # counted rows what they are, a condition
+        return len(before) > 1 and before[-2].low in _WH_WORDS
     if before and (before[-1].low in _COORDINATORS or before[-1].kind == "punct"):
         return True
     return after is not None and (after.low == "and" or after.kind == "punct")

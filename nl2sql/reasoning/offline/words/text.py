@@ -288,8 +288,23 @@ def tokenize(text: str) -> list[Token]:
                 k for k in ("date", "number", "op", "word", "punct") if m.group(k) is not None
             )
             value = m.group(kind)
+            if kind == "word" and _acronym(value, text):
+                kind = "quoted"
         tokens.append(Token(len(tokens), value, kind, m.start(), m.end()))
     return tokens
+
+
+def _acronym(word: str, text: str) -> bool:
+    """A function word written in capitals inside a mixed-case question is a name, not the
+    function word: "the IT department", "customers in the US". Only when WordNet knows the word
+    as a noun (IT, US, OR), so that capitals for emphasis ("ALL", "ONLY", "NOT") stay words."""
+    if len(word) < 2 or not word.isupper() or word.lower() not in STOP:
+        return False
+    if not any(c.islower() for c in text):
+        return False
+    from nl2sql.reasoning.offline.words import wordnet
+
+    return bool(wordnet.senses(word.lower(), "n", 1))
 
 
 def is_content(token: Token) -> bool:
