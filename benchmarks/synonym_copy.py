@@ -86,7 +86,8 @@ def main() -> None:
     for q in json.loads((args.benchmark / args.questions).read_text()):
         text, n = rewrite(q["question"], stems[q["db_id"]])
         if n:
-            kept.append({**q, "question": text, "original_question": q["question"]})
+            kept.append({**q, "id": f"{q['id']}-syn", "question": text,
+                         "original_question": q["question"]})
             replaced += n
     args.target.parent.mkdir(parents=True, exist_ok=True)
     args.target.write_text(json.dumps(kept, indent=1))

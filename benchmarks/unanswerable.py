@@ -46,7 +46,13 @@ def questions(databases: Path, per_db: int, seed: int) -> dict[str, list[str]]:
     """db id -> questions about attributes it does not hold."""
     from nl2sql.inflection import inflect_engine
     from nl2sql.reasoning.offline.words import wordnet
-    from nl2sql.reasoning.offline.words.text import FRAME, STOP, canon, parts_of_speech, split_identifier
+    from nl2sql.reasoning.offline.words.text import (
+        FRAME,
+        STOP,
+        canon,
+        parts_of_speech,
+        split_identifier,
+    )
 
     files = {p.name: p / f"{p.name}.sqlite" for p in sorted(databases.iterdir())
              if (p / f"{p.name}.sqlite").is_file()}

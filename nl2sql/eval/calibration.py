@@ -30,9 +30,9 @@ L2 = 1.0  # ridge strength (on standardised features): a few hundred records, ~2
 _STEPS = 50
 #: Evidence that can only make a reading less likely (a weight above 0 is fitted noise: with a
 #: few hundred records an ambiguous join path can happen to be right more often than not) …
-AGAINST = frozenset({"inferred_joins", "ambiguous_join", "fan_out", "weak_links", "unlinked_share",
-                     "values_close", "nested", "tables", "aggregate_over_join", "inferred_share",
-                     "unnamed_shown"})
+AGAINST = frozenset({"inferred_joins", "ambiguous_join", "fan_out", "weak_links", "synonym_links",
+                     "unlinked_share", "values_close", "nested", "tables", "aggregate_over_join",
+                     "inferred_share", "unnamed_shown"})
 #: … and evidence that can only make it more likely. A feature fitted with the wrong sign is
 #: left out and the model refitted without it.
 FOR = frozenset({"heuristic", "margin", "values_stored", "values_looked_up"})
@@ -106,12 +106,14 @@ def rescored(records: Sequence[QuestionRecord], model: Mapping[str, Any]) -> lis
 
 def out_of_fold(records: Sequence[QuestionRecord], k: int) -> list[QuestionRecord]:
     """Every record scored by a model fitted on the other folds' databases only."""
-    out: dict[str, QuestionRecord] = {}
+    out: list[QuestionRecord] = list(records)
     for group in split([r.db_id for r in records], k):
         model = fit([r for r in records if r.db_id not in group])
-        for r in rescored([r for r in records if r.db_id in group], model):
-            out[f"{r.db_id}\0{r.id}"] = r
-    return [out[f"{r.db_id}\0{r.id}"] for r in records]
+        held = [i for i, r in enumerate(records) if r.db_id in group]
+        # by position: two record files may hold the same question id (a copy of a set)
+        for i, r in zip(held, rescored([records[i] for i in held], model), strict=True):
+            out[i] = r
+    return out
 
 
 def precision_at(records: Sequence[QuestionRecord], threshold: float) -> tuple[float, float]:

@@ -71,6 +71,16 @@ def test_out_of_fold_scores_come_from_models_fitted_without_the_records_database
     assert all(0 < r.confidence < 1 for r in scored)
 
 
+def test_out_of_fold_keeps_records_of_two_files_that_share_question_ids():
+    # a reworded copy of a set keeps its question ids: each record keeps its own place
+    originals = _records()
+    copies = [r.model_copy(update={"correct": not r.correct, "question": "reworded"})
+              for r in originals]
+    scored = C.out_of_fold(originals + copies, 2)
+    assert [r.question for r in scored] == ["q"] * len(originals) + ["reworded"] * len(copies)
+    assert [r.correct for r in scored] == [r.correct for r in originals + copies]
+
+
 def test_the_threshold_is_the_lowest_that_reaches_the_target_on_every_set():
     one = [record("a", n, {}, correct=n > 1).model_copy(update={"confidence": n / 10})
            for n in range(10)]

@@ -44,7 +44,8 @@ def evidence(
     are the words of each table's name (a table whose head noun the question says is named)."""
     refs = used_refs(q)
     used = [m for m in linking.mentions if any(e.ref in refs for e in m.candidates)]
-    weak = sum(1 for m in used if _chosen(m, refs).form not in _STRONG_FORMS)
+    forms = [_chosen(m, refs).form for m in used]
+    weak = sum(1 for f in forms if f not in _STRONG_FORMS)
     linked = {i for m in linking.mentions for i in range(m.start, m.end)}
     linked |= {i for v in linking.values for i in range(v.start, v.end)}
     linked |= {t.index for t in linking.lexical + linking.units} | s.taken
@@ -58,6 +59,7 @@ def evidence(
         "ambiguous_join": float(bool(tree and tree.ambiguous)),
         "fan_out": float(bool(tree and tree.fans_out)),
         "weak_links": float(weak),
+        "synonym_links": float(forms.count("synonym")),  # a WordNet synonym, no name
         "margin": margin(linking, q),
         "unlinked_share": unlinked / len(content) if content else 0.0,
         "lexical_words": float(len(linking.lexical)),

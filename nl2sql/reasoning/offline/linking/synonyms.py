@@ -62,12 +62,30 @@ def _qualified(tokens: list[Token], idx: SchemaIndex, tok: Token, out: Linking) 
 
 
 def synonym_elements(idx: SchemaIndex, word: str) -> list[Element]:
-    """The tables and columns a WordNet synonym of the noun `word` names, weaker than a name."""
+    """The tables and columns a WordNet synonym of the noun `word` names, weaker than a name.
+
+    None when a word of the same sense that is no frequent synonym of `word` names another
+    element: "bill" shares its sense {bill, invoice, account} with "invoice" often and with
+    "account" rarely, so over an `invoice` and an `account` table it could mean either."""
     found: dict[str, Element] = {}
-    for words in _synonyms(word):
-        for e in idx.phrases.get(tuple(canon(w) for w in words), []):
-            if e.form in _FORMS and e.ref not in found:
-                found[e.ref] = _weaker(e)
+    rivals: set[str] = set()
+    for lemma in noun_lemmas(word) or ():
+        for synset in wordnet.senses(lemma, "n", SENSES):
+            for words in synset:
+                other = " ".join(words)
+                if other == lemma:
+                    continue
+                named = [e for e in idx.phrases.get(tuple(canon(w) for w in words), [])
+                         if e.form in _FORMS]
+                if not named:
+                    continue
+                if wordnet.share_sense(lemma, other, "n", SENSES):
+                    for e in named:
+                        found.setdefault(e.ref, _weaker(e))
+                else:
+                    rivals.update(e.ref for e in named)
+    if rivals - found.keys():
+        return []
     return _ordered(idx, found)
 
 

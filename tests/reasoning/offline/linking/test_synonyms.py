@@ -97,3 +97,30 @@ def test_a_word_without_a_shared_frequent_sense_stays_unexplained(session, quest
     result = session.ask(question, datasource="snake")
     assert result.status != "success"
     assert f"'{word}'" in result.first_error.message
+
+
+
+_BILLING = """
+    CREATE TABLE client (client_id INTEGER PRIMARY KEY, name TEXT);
+    INSERT INTO client VALUES (1, 'Acme'), (2, 'Bolt');
+    CREATE TABLE invoice (invoice_id INTEGER PRIMARY KEY,
+        client_id INTEGER REFERENCES client(client_id), total REAL);
+    INSERT INTO invoice VALUES (1, 1, 10.0), (2, 1, 20.0), (3, 2, 5.0);
+"""
+_ACCOUNT = """
+    CREATE TABLE account (account_id INTEGER PRIMARY KEY,
+        client_id INTEGER REFERENCES client(client_id), opened TEXT);
+    INSERT INTO account VALUES (1, 1, '2024-01-01');
+"""
+
+
+def test_a_synonym_whose_sense_another_element_shares_is_not_guessed(tmp_path, sqlite_sources):
+    # 'bill' is a frequent synonym of 'invoice' and a rare one of 'account' (one WordNet sense)
+    sources = sqlite_sources(tmp_path, {"plain": _BILLING, "both": _BILLING + _ACCOUNT})
+    session = nl2sql.connect(
+        sources=sources, settings={"project_dir": str(tmp_path / "p"), "min_confidence": 0})
+    question = "How many bills does each client have?"
+    assert _rows(session.ask(question, datasource="plain")) == [("Acme", 2), ("Bolt", 1)]
+    result = session.ask(question, datasource="both")
+    assert result.status != "success"
+    assert "'bills'" in result.first_error.message
