@@ -373,7 +373,17 @@ def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
     # `authorname` in author: the table's name glued to a label word
     core = idx.naming.table(key).core
     glued = [c.name for c in texts if _glued_label(_column_name(idx, key, c.name), core)]
-    return glued[:1]
+    if glued:
+        return glued[:1]
+    # no column is called a name: one whose text differs on every row (a plate, a code) names
+    # each row as well as one can, better than its key
+    return [c.name for c in texts if _names_every_row(table, c)][:1]
+
+
+def _names_every_row(table: Table, col: Column) -> bool:
+    """A text column holding a different value on each of the table's (several) rows
+    (`holds_every_row_once` reads a profile taken over the whole table)."""
+    return (table.row_count or 0) > 1 and holds_every_row_once(table, col)
 
 
 def _glued_label(column: str, table: tuple[str, ...]) -> bool:

@@ -257,6 +257,8 @@ def _longest_phrase(
         span = seq[i : i + size]
         if len(span) < size or any(t.index in used for t in span) or not _contiguous(tokens, span):
             continue
+        if size > 1 and _main_verb(tokens, span[-1:]):
+            continue  # "did each vehicle make": the subject's noun and the verb are no phrase
         if _elements(idx, span, _main_verb(tokens, span)):
             return size
     return 0

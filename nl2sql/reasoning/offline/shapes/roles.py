@@ -104,6 +104,10 @@ def _group_targets(a: Analysis, q: Query, start: int, end: int, word: str) -> li
     if m is None or (word == "by" and not _by_groups(a, start, m)):
         return []
     m = _head_of_compound(a, m)
+    if tokens[start].low == "per" and _rate_per_row(a, q, m):
+        a.used.add(m.start)
+        a.notes.append(f"'per {m.text}': the average over the {q.root} rows, not one group each")
+        return []
     targets: list[Col | Part | str] = [group_target(a, m)]
     while m.end < len(tokens) and tokens[m.end].low == "and":
         following = adjacent_after(mentions, tokens, m.end + 1, a.used, within=1)
@@ -112,6 +116,14 @@ def _group_targets(a: Analysis, q: Query, start: int, end: int, word: str) -> li
         m = following
         targets.append(group_target(a, m))
     return targets
+
+
+def _rate_per_row(a: Analysis, q: Query, m: Mention) -> bool:
+    """ "the average fuel cost per trip" over the trips' own cost: the average of the rows, as
+    "per" says of a rate, not one group per trip (each group would be one row)."""
+    measure = a.measure
+    return (measure is not None and measure.func == "avg" and measure.col is not None
+            and measure.col.table == q.root and a.res.table(m) == q.root)
 
 
 def _head_of_compound(a: Analysis, m: Mention) -> Mention:

@@ -1,0 +1,54 @@
+"""Three readings checked on a coded camelCase schema without declared keys: an average "per"
+row of the measured table is the average over its rows; a table without a name column is
+shown by a text column that differs on every row; the verb after "did <subject>" never joins
+the subject's noun into one phrase with a column."""
+
+from __future__ import annotations
+
+import pytest
+
+import nl2sql
+
+_DEPOT = """
+    CREATE TABLE tblCourier (curId INTEGER PRIMARY KEY, curName TEXT);
+    INSERT INTO tblCourier VALUES (1, 'Ines'), (2, 'Olaf'), (3, 'Pia');
+    CREATE TABLE tblVan (vanId INTEGER PRIMARY KEY, vanReg TEXT, vanMake TEXT, vanLoadKg INTEGER);
+    INSERT INTO tblVan VALUES (1, 'AB-101', 'Ford', 900), (2, 'AB-202', 'Ford', 1400),
+        (3, 'CD-303', 'Fiat', 1100);
+    CREATE TABLE tblDelivery (delId INTEGER PRIMARY KEY, delVanId INTEGER, delCourierId INTEGER,
+        delCost REAL);
+    INSERT INTO tblDelivery VALUES (1, 1, 1, 10.0), (2, 1, 2, 20.0), (3, 2, 1, 30.0),
+        (4, 3, 3, 60.0), (5, 1, 3, 5.0);
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory, sqlite_sources):
+    folder = tmp_path_factory.mktemp("rates")
+    sources = sqlite_sources(folder, {"depot": _DEPOT})
+    return nl2sql.connect(
+        sources=sources, settings={"project_dir": str(folder / "p"), "min_confidence": 0})
+
+
+def _rows(result) -> list:
+    assert result.status == "success", result.first_error
+    return sorted(tuple(r) for r in result.to_dict()["rows"])
+
+
+def test_an_average_per_row_of_its_own_table_is_the_average_over_the_rows(session):
+    assert _rows(session.ask("What is the average cost per delivery?")) == [(25.0,)]
+
+
+def test_an_average_per_row_of_another_table_still_groups(session):
+    rows = _rows(session.ask("What is the average cost per courier?"))
+    assert rows == [("Ines", 20.0), ("Olaf", 20.0), ("Pia", 32.5)]
+
+
+def test_a_text_column_unique_on_every_row_names_a_table_without_a_name(session):
+    assert _rows(session.ask("Which van has the largest load?")) == [("AB-202",)]
+
+
+def test_the_verb_after_did_its_subject_is_no_phrase_with_a_column(session):
+    # "van make" would be the column vanMake: the question counts deliveries per van
+    rows = _rows(session.ask("How many deliveries did each van make?"))
+    assert rows == [("AB-101", 3), ("AB-202", 1), ("CD-303", 1)]
