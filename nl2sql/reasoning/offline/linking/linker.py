@@ -41,6 +41,7 @@ from nl2sql.reasoning.offline.words.text import (
     is_past_participle,
     parts_of_speech,
     split_identifier,
+    verb_lemma,
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
@@ -57,6 +58,10 @@ def link(
     _sample_values(tokens, idx, used, out)
     _where(tokens, idx, used, out)
     _acronyms(tokens, idx, used, out)
+    phrasal = [t for t in tokens if t.index not in used and t.low not in STOP
+               and phrasal_object(tokens, idx, t)]
+    out.lexical += phrasal
+    used.update(t.index for t in phrasal)
     out.units = [t for t in tokens if t.index not in used and _measured_in(tokens, idx, t)]
     used.update(t.index for t in out.units)
     _schema(tokens, idx, used, out)
@@ -66,8 +71,8 @@ def link(
         lookup_words(tokens, idx, rest, used, out, lookup)
     synonym_mentions(tokens, idx, rest, used, out)
     close_values(tokens, idx, rest, used, out, lookup)
-    out.lexical = [t for t in rest if t.index not in used and is_lexical(t)
-                   and not _used_as_noun(tokens, t)]
+    out.lexical += [t for t in rest if t.index not in used and is_lexical(t)
+                    and not _used_as_noun(tokens, t)]
     used.update(t.index for t in out.lexical)
     left = [t for t in rest if t.index not in used and t.low not in FRAME]
     for rel in relation_verbs(tokens, idx, out, left):
@@ -87,6 +92,23 @@ def is_lexical(tok: Token) -> bool:
     return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
 
 
+def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
+    """The noun of a verb phrase WordNet lists as one verb ("took place", "take part"): part of
+    the verb, no schema word — unless the two words are a phrase of the schema."""
+    if tok.index == 0 or tok.kind != "word":
+        return False
+    prev = tokens[tok.index - 1]
+    lemma = verb_lemma(prev.low) if prev.kind == "word" else None
+    if lemma is None or lemma in _COPULAS or (prev.canon, tok.canon) in idx.phrases:
+        return False
+    if "ADJ" in parts_of_speech(tok.low) or not is_noun(tok.low):
+        return False  # "be active", "run late": a predicate, which conditions read
+    from nl2sql.reasoning.offline.words import wordnet
+
+    return bool(wordnet.senses(f"{lemma} {tok.low}", "v", 1))
+
+
+_COPULAS = frozenset({"be", "have", "do", "get", "become"})
 _DETERMINERS = frozenset("the a an each every its their his her our your whose".split())
 
 
