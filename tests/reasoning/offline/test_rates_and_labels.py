@@ -63,3 +63,9 @@ def test_a_predicate_is_never_dropped_as_a_phrasal_verb(session):
     # WordNet lists "be active" as a verb; no column says which couriers are active
     result = session.ask("How many couriers are active?")
     assert result.status != "success"
+
+
+def test_a_participle_after_a_column_relates_its_rows_to_the_agent(session):
+    # "charged" names nothing: the deliveries' cost, related to each courier by the key
+    rows = _rows(session.ask("What is the total cost charged by each courier?"))
+    assert rows == [("Ines", 40.0), ("Olaf", 20.0), ("Pia", 65.0)]

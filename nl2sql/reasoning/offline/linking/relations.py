@@ -5,8 +5,9 @@ clinics": no table, column or stored value is called "cooked", "stock" or "consu
 question is plain. A word is read as such a relation verb when
 
 - lemminflect's dictionary knows it as a verb form (no word list of our own),
-- the nearest entity before it (a mention of a table) and the nearest entity after it (a table
-  mention or a stored value), each within a few words of the verb and with no clause break
+- the nearest entity before it (a mention of a table, or a column right before the verb: "the
+  cost charged by each courier") and the nearest entity after it (a table mention or a stored
+  value), each within a few words of the verb and with no clause break
   between, belong to two different tables, and
 - the schema graph connects those tables directly (a declared or inferred key) or through one
   bridge table (an association table between them).
@@ -82,11 +83,15 @@ def _entities_before(tokens: list[Token], linking: Linking, at: int) -> list[tup
     """(end, table) of the entities named earlier in the clause: the verb's subject is the one
     the schema relates most closely to the entity after it ("chefs trained by masters
     and cooked at festivals": chefs)."""
-    return [
+    found = [
         (m.end, m.tables()[0].table)
         for m in linking.mentions
         if m.end <= at and m.tables() and _clear(tokens, m.end, at, _CLAUSE)
     ]
+    # "the distance driven by each driver": a column right before the verb is its rows' table
+    found += [(m.end, m.columns()[0].table) for m in linking.mentions
+              if m.end == at and not m.tables() and m.columns()]
+    return found
 
 
 def _entity_after(tokens: list[Token], linking: Linking, at: int) -> list[str]:
