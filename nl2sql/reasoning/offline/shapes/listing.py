@@ -2,8 +2,8 @@
 
 The rows listed are those of the first table named (not one counted by "at least two …"), or,
 when no table is named, of the first column asked for ("the cities that have more than one
-employee" groups that column). "Which teams …" shows the rows' names; "show the teams" or "all
-the information about …" every column. A bare noun phrase with no request and no condition
+employee" groups that column). "Which teams …" and "show the teams" show the rows' names;
+only "all the information about …" every column. A bare noun phrase with no request and no condition
 ("orders?") is refused.
 """
 
@@ -89,16 +89,10 @@ def _listing_query(a: Analysis) -> Query:
 
 
 def _wants_all_columns(a: Analysis) -> bool:
-    """ "Show the customers", "all the information about …": every column; "Which …" asks
-    for the rows by name."""
-    tokens = a.question.tokens
-    words = {t.low for t in tokens}
-    if words & {"information", "info", "details", "everything", "records"}:
-        return True
-    first = tokens[0].low if tokens else ""
-    return first in {"show", "list", "display", "give", "return", "get"} and not (
-        words & {"what", "which", "who", "whose"}
-    )
+    """ "All the information about …", "every detail of …": every column. Other listings
+    ("show the customers in Lyon", "which teams …") ask for the rows by name."""
+    words = {t.low for t in a.question.tokens}
+    return bool(words & {"information", "info", "details", "everything", "records"})
 
 
 def _value_set(a: Analysis, column: Col | None) -> bool:
