@@ -29,6 +29,7 @@ def check_fit(
     mentions = sorted(linking.mentions, key=lambda m: m.start)
     _which_entity(s, mentions, res, q)
     _how_many_rows(s, mentions, res, q)
+    _how_many_one_number(s, q)
     _asked_aggregate(s, q, named)
     _ranked_repeated_rows(q, tree)
     _property_of_other_entity(s, mentions, res, q)
@@ -76,6 +77,21 @@ def _how_many_rows(s: Scan, mentions: list[Mention], res: Resolver, q: Query) ->
         m = next((m for m in mentions if b.index < m.start <= b.index + 2), None)
         if m is not None and res.table(m) is not None:
             raise Unclear(f"'how many {m.text}' asks for a count, but the plan shows none")
+
+
+def _how_many_one_number(s: Scan, q: Query) -> None:
+    """ "How many tickets are open?" asks for one number: a count per group of a column the
+    question names as a predicate ("open", "active") answers with a table of counts. Only a group
+    cue ("each", "per", "by", "for every") asks for one count per group."""
+    tokens = s.tokens
+    if len(tokens) < 2 or (tokens[0].low, tokens[1].low) != ("how", "many") or not q.group:
+        return
+    if q.set_op is not None or C.group_cues(tokens):
+        return
+    raise Unclear(
+        "'how many' asks for one number, but the plan counts per group; "
+        "could not tell which rows the question counts"
+    )
 
 
 def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
