@@ -30,6 +30,7 @@ def check_fit(
     _which_entity(s, mentions, res, q)
     _how_many_rows(s, mentions, res, q)
     _how_many_one_number(s, q)
+    _echoes_the_question(q)
     _asked_aggregate(s, q, named)
     _ranked_repeated_rows(q, tree)
     _property_of_other_entity(s, mentions, res, q)
@@ -92,6 +93,25 @@ def _how_many_one_number(s: Scan, q: Query) -> None:
         "'how many' asks for one number, but the plan counts per group; "
         "could not tell which rows the question counts"
     )
+
+
+def _echoes_the_question(q: Query) -> None:
+    """ "Who works in the Sales department?" read as the departments named Sales: every column
+    shown is fixed to the value the question names, so the answer only repeats it; the rows
+    asked for (who, which other table) were not found."""
+    if not q.select or q.set_op is not None or q.group or q.having:
+        return
+    fixed = {
+        c.target
+        for c in q.where
+        if c.op in ("=", "in") and not c.negated and isinstance(c.target, Col)
+    }
+    if all(isinstance(t, Col) and t in fixed for t, _ in q.select):
+        shown = ", ".join(t.ref for t, _ in q.select if isinstance(t, Col))
+        raise Unclear(
+            f"the plan shows only {shown}, which the question's own value fixes; "
+            "could not tell which rows the question asks for"
+        )
 
 
 def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
