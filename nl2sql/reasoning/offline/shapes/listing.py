@@ -38,7 +38,7 @@ def listing(a: Analysis) -> Query:
     return q
 
 
-def _listed_rows(a: Analysis) -> tuple[str, Col | None]:
+def _listed_rows(a: Analysis) -> tuple[str, Col | None, bool]:
     """The table whose rows are listed, and the column naming them when no table is named."""
     counted = {c.end for c in a.question.scan.nums}  # "at least two players": counted, not listed
     entity_m = next(
@@ -57,18 +57,31 @@ def _listed_rows(a: Analysis) -> tuple[str, Col | None]:
         raise Unclear(_nothing_understood(a))
     if entity_m is not None:
         a.used.add(entity_m.start)
-    return entity, by_column
+    return entity, by_column, entity_m is not None and _after_and(a, entity_m.start)
+
+
+def _after_and(a: Analysis, start: int) -> bool:
+    """ "… and their categories": the mention at `start` is listed after "and"."""
+    prev = [t.low for t in a.question.tokens[max(0, start - 2) : start]
+            if t.low not in ("the", "their", "its")]  # fmt: skip
+    return prev[-1:] == ["and"]
 
 
 def _listing_query(a: Analysis) -> Query:
-    entity, by_column = _listed_rows(a)
+    entity, by_column, entity_after_and = _listed_rows(a)
     a.res.entity = entity
     q = Query(root=entity, shape="listing")
     a.res.add_context(entity)
     having = conditions(a, q)
     order = order_request(a)
     keys, shown_default = outputs(a, by_column or entity)
-    shown = _listed_tables(a) + projections(a, [])
+    listed = _listed_tables(a)
+    shown = listed + projections(a, [])
+    if (listed or entity_after_and) and shown and not any(_table_of(t) == entity for t in shown):
+        # "the employees and their departments", "the names of products and their categories":
+        # every table listed is shown
+        shown = (shown + shown_default) if entity_after_and else (shown_default + shown)
+    shown = [t for i, t in enumerate(shown) if t not in shown[:i]]
     if having:
         q.group = keys
         q.having = [num_cond(measure, cue) for cue, measure in having]
@@ -86,6 +99,10 @@ def _listing_query(a: Analysis) -> Query:
     )
     q.order = finish_order(q, order, shown_default)
     return q
+
+
+def _table_of(t: Target) -> str | None:
+    return t.table if isinstance(t, Col) else None
 
 
 def _wants_all_columns(a: Analysis) -> bool:
