@@ -96,7 +96,7 @@ def _how_many_one_number(s: Scan, q: Query) -> None:
 
 
 def _echoes_the_question(q: Query) -> None:
-    """ "Who works in the Sales department?" read as the departments named Sales: every column
+    """ "Who works in the Alder office?" read as the offices named Alder: every column
     shown is fixed to the value the question names, so the answer only repeats it; the rows
     asked for (who, which other table) were not found."""
     if not q.select or q.set_op is not None or q.group or q.having:
