@@ -9,6 +9,7 @@ only "all the information about …" every column. A bare noun phrase with no re
 
 from __future__ import annotations
 
+from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import conditions
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
 from nl2sql.reasoning.offline.shapes.ordering import finish_order, order_request
@@ -38,8 +39,9 @@ def listing(a: Analysis) -> Query:
     return q
 
 
-def _listed_rows(a: Analysis) -> tuple[str, Col | None, bool]:
-    """The table whose rows are listed, and the column naming them when no table is named."""
+def _listed_rows(a: Analysis) -> tuple[str, Col | None, str]:
+    """The table whose rows are listed, the column naming them when no table is named, and
+    where the table stands in a list joined by "and" ("before", "after" or "")."""
     counted = {c.end for c in a.question.scan.nums}  # "at least two players": counted, not listed
     entity_m = next(
         (
@@ -57,18 +59,29 @@ def _listed_rows(a: Analysis) -> tuple[str, Col | None, bool]:
         raise Unclear(_nothing_understood(a))
     if entity_m is not None:
         a.used.add(entity_m.start)
-    return entity, by_column, entity_m is not None and _after_and(a, entity_m.start)
+    return entity, by_column, _and_position(a, entity_m) if entity_m is not None else ""
 
 
-def _after_and(a: Analysis, start: int) -> bool:
-    """ "… and their categories": the mention at `start` is listed after "and"."""
-    prev = [t.low for t in a.question.tokens[max(0, start - 2) : start]
+def _and_position(a: Analysis, m: Mention) -> str:
+    """ "the agents and their teams": the mention comes "before" an "and"; "… and their
+    categories": "after" one; else ""."""
+    tokens = a.question.tokens
+    prev = [t.low for t in tokens[max(0, m.start - 2) : m.start]
             if t.low not in ("the", "their", "its")]  # fmt: skip
-    return prev[-1:] == ["and"]
+    if prev[-1:] == ["and"]:
+        return "after"
+    if m.end + 1 >= len(tokens) or tokens[m.end].low != "and":
+        return ""
+    # "the agents and their teams" lists; "… a loan and have paid …" joins two clauses
+    nxt = m.end + 1
+    listed = tokens[nxt].low in ("the", "their", "its") or any(
+        x.start == nxt for x in a.question.mentions
+    )
+    return "before" if listed else ""
 
 
 def _listing_query(a: Analysis) -> Query:
-    entity, by_column, entity_after_and = _listed_rows(a)
+    entity, by_column, and_position = _listed_rows(a)
     a.res.entity = entity
     q = Query(root=entity, shape="listing")
     a.res.add_context(entity)
@@ -77,10 +90,10 @@ def _listing_query(a: Analysis) -> Query:
     keys, shown_default = outputs(a, by_column or entity)
     listed = _listed_tables(a)
     shown = listed + projections(a, [])
-    if (listed or entity_after_and) and shown and not any(_table_of(t) == entity for t in shown):
-        # "the employees and their departments", "the names of products and their categories":
-        # every table listed is shown
-        shown = (shown + shown_default) if entity_after_and else (shown_default + shown)
+    if (listed or and_position) and shown and not any(t in shown_default for t in shown):
+        # "the employees and their departments", "the agents and their teams", "the names of
+        # products and their categories": every table listed is shown
+        shown = (shown + shown_default) if and_position == "after" else (shown_default + shown)
     shown = [t for i, t in enumerate(shown) if t not in shown[:i]]
     if having:
         q.group = keys
@@ -99,10 +112,6 @@ def _listing_query(a: Analysis) -> Query:
     )
     q.order = finish_order(q, order, shown_default)
     return q
-
-
-def _table_of(t: Target) -> str | None:
-    return t.table if isinstance(t, Col) else None
 
 
 def _wants_all_columns(a: Analysis) -> bool:

@@ -82,6 +82,17 @@ def _rows(result) -> list:
             "List the staff and their departments.",
             [("Ann Lee", "IT"), ("Bob Ray", "Sales"), ("Cleo Diaz", "IT")],
         ),
+        # "the <rows> and their <column>": the rows' names beside the column
+        (
+            "snake",
+            "Show the customers and their cities.",
+            [("Acme", "Lyon"), ("Bolt", "Oslo"), ("Crane", "Lyon")],
+        ),
+        (
+            "coded",
+            "List the products and their prices.",
+            [("Kite", 9.0), ("Lamp", 30.0), ("Stove", 75.0), ("Tent", 120.0)],
+        ),
         # an explicit group cue still counts per group
         ("snake", "How many tickets does each priority have?", [("high", 1), ("low", 2)]),
     ],
