@@ -31,6 +31,7 @@ def check_fit(
     _how_many_rows(s, mentions, res, q)
     _how_many_one_number(s, q)
     _echoes_the_question(q)
+    _aggregate_word_in_a_name(s, q, named)
     _asked_aggregate(s, q, named)
     _ranked_repeated_rows(q, tree)
     _property_of_other_entity(s, mentions, res, q)
@@ -123,6 +124,26 @@ def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
     if not nested and not any(isinstance(t, Agg) for t in _targets(q)):
         word = s.tokens[cue[1]].text
         raise Unclear(f"'{word}' asks for an aggregate, but the plan computes none")
+
+
+def _aggregate_word_in_a_name(s: Scan, q: Query, named: set[int]) -> None:
+    """ "What is the total amount of all orders?" over a column `total_amount`: the word names
+    the column, and may ask for its sum too. Every row's value listed, with no condition, no
+    limit and no group, answers only the first reading; the sum is as likely."""
+    cue = C.agg_cue(s.tokens, set())
+    if cue is None or cue[1] not in named or cue[0] not in ("sum", "avg"):
+        return
+    if q.where or q.limit is not None or q.group or q.having or q.anti or q.in_subquery:
+        return
+    if q.set_op is not None or any(isinstance(t, Agg) for t in _targets(q)):
+        return
+    if C.group_cues(s.tokens):
+        return  # "the total amount of each order": one value per row is asked
+    word = s.tokens[cue[1]].text
+    raise Unclear(
+        f"'{word}' is part of a column's name and may also ask for an aggregate of it; "
+        "could not tell whether to list each row's value or aggregate them"
+    )
 
 
 def _ranked_repeated_rows(q: Query, tree: JoinTree | None) -> None:

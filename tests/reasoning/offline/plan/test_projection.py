@@ -22,6 +22,8 @@ _SNAKE = """
     CREATE TABLE orders (order_id INTEGER, customer_id INTEGER, order_date TEXT, amount REAL);
     INSERT INTO orders VALUES (10, 1, '2024-01-05', 20), (11, 1, '2024-03-09', 35),
         (12, 2, '2024-04-01', 12), (13, 3, '2023-12-30', 50);
+    CREATE TABLE invoices (invoice_id INTEGER, total_amount REAL);
+    INSERT INTO invoices VALUES (1, 10.5), (2, 4.0), (3, 7.5);
     CREATE TABLE tickets (ticket_id INTEGER, opened_on TEXT, priority TEXT);
     INSERT INTO tickets VALUES (1, '2024-01-02', 'low'), (2, '2024-01-02', 'high'),
         (3, '2024-02-10', 'low');
@@ -93,6 +95,8 @@ def _rows(result) -> list:
             "List the products and their prices.",
             [("Kite", 9.0), ("Lamp", 30.0), ("Stove", 75.0), ("Tent", 120.0)],
         ),
+        # a column named "total …" listed row by row when "each" row is asked
+        ("snake", "Show the total amount of each invoice.", [(4.0,), (7.5,), (10.5,)]),
         # an explicit group cue still counts per group
         ("snake", "How many tickets does each priority have?", [("high", 1), ("low", 2)]),
     ],
@@ -108,6 +112,8 @@ def test_a_listing_shows_what_was_asked(session, source, question, rows):
         "How many tickets are open?",
         # the departments named Sales, not who works there
         "Who works in the Sales department?",
+        # the column `total_amount` listed, or its sum?
+        "What is the total amount of all invoices?",
     ],
 )
 def test_an_answer_that_does_not_fit_the_question_is_refused(session, question):
