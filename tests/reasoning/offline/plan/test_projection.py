@@ -24,6 +24,9 @@ _SNAKE = """
         (12, 2, '2024-04-01', 12), (13, 3, '2023-12-30', 50);
     CREATE TABLE invoices (invoice_id INTEGER, total_amount REAL);
     INSERT INTO invoices VALUES (1, 10.5), (2, 4.0), (3, 7.5);
+    CREATE TABLE shows (show_id INTEGER, title TEXT, show_date TEXT, seat_price REAL);
+    INSERT INTO shows VALUES (1, 'Gala', '2024-05-01', 40), (2, 'Jam', '2024-06-01', 15),
+        (3, 'Revue', '2024-07-01', 30);
     CREATE TABLE tickets (ticket_id INTEGER, opened_on TEXT, priority TEXT);
     INSERT INTO tickets VALUES (1, '2024-01-02', 'low'), (2, '2024-01-02', 'high'),
         (3, '2024-02-10', 'low');
@@ -69,6 +72,8 @@ def _rows(result) -> list:
         # "which N …" asks for the rows; "top N … by …" shows the measure too
         ("coded", "Which 2 products have the highest price?", [("Stove",), ("Tent",)]),
         ("coded", "Show the top 2 products by price.", [("Stove", 75.0), ("Tent", 120.0)]),
+        # "shows" names the table, not the column `show_date` it begins
+        ("snake", "Which 2 shows have the highest seat price?", [("Gala",), ("Revue",)]),
         # a value written in capitals is a name, not the pronoun it spells
         ("snake", "Which staff work in the IT department?", [("Ann Lee",), ("Cleo Diaz",)]),
         ("coded", "Which staff work in the IT department?", [("Ann Lee",), ("Cleo Diaz",)]),
