@@ -80,7 +80,7 @@ def test_value_term_filters_on_the_stored_value(shop_db: Path, tmp_path: Path) -
 def test_hidden_column_is_never_shown(shop_db: Path, tmp_path: Path) -> None:
     session = _session(shop_db, tmp_path, LAYER)
     try:
-        listed = session.ask("List the customers")
+        listed = session.ask("Show all the information about the customers")
         assert listed.status == "success", listed.errors
         assert list(listed.to_pandas().columns) == ["id", "full_name", "state"]
         assert session.ask("What is the ssn of each customer?").status == "error"

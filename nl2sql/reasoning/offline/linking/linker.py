@@ -203,6 +203,7 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
             if (
                 size == 1
                 and not _bare_letter(tokens, span[0])
+                and not _acronym(span[0])
                 and (
                     span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
                 )
@@ -232,6 +233,12 @@ def _bare_letter(tokens: list[Token], tok: Token) -> bool:
         return False
     nxt = tokens[tok.index + 1] if tok.index + 1 < len(tokens) else None
     return nxt is None or nxt.kind == "punct" or nxt.low in ("or", "and", "nor")
+
+
+def _acronym(tok: Token) -> bool:
+    """ "the IT department", "staff in HR": a word written in capitals after the first one is a
+    name (looked up among the stored values), not the pronoun or preposition it spells."""
+    return tok.index > 0 and len(tok.text) >= 2 and tok.text.isalpha() and tok.text.isupper()
 
 
 # Words that never name a table or column, whatever the schema ("not" must not read `note`).

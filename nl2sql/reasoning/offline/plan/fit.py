@@ -29,6 +29,9 @@ def check_fit(
     mentions = sorted(linking.mentions, key=lambda m: m.start)
     _which_entity(s, mentions, res, q)
     _how_many_rows(s, mentions, res, q)
+    _how_many_one_number(s, q)
+    _echoes_the_question(q)
+    _aggregate_word_in_a_name(s, q, named)
     _asked_aggregate(s, q, named)
     _ranked_repeated_rows(q, tree)
     _property_of_other_entity(s, mentions, res, q)
@@ -78,6 +81,40 @@ def _how_many_rows(s: Scan, mentions: list[Mention], res: Resolver, q: Query) ->
             raise Unclear(f"'how many {m.text}' asks for a count, but the plan shows none")
 
 
+def _how_many_one_number(s: Scan, q: Query) -> None:
+    """ "How many tickets are open?" asks for one number: a count per group of a column the
+    question names as a predicate ("open", "active") answers with a table of counts. Only a group
+    cue ("each", "per", "by", "for every") asks for one count per group."""
+    tokens = s.tokens
+    if len(tokens) < 2 or (tokens[0].low, tokens[1].low) != ("how", "many") or not q.group:
+        return
+    if q.set_op is not None or C.group_cues(tokens):
+        return
+    raise Unclear(
+        "'how many' asks for one number, but the plan counts per group; "
+        "could not tell which rows the question counts"
+    )
+
+
+def _echoes_the_question(q: Query) -> None:
+    """ "Who works in the Alder office?" read as the offices named Alder: every column
+    shown is fixed to the value the question names, so the answer only repeats it; the rows
+    asked for (who, which other table) were not found."""
+    if not q.select or q.set_op is not None or q.group or q.having:
+        return
+    fixed = {
+        c.target
+        for c in q.where
+        if c.op in ("=", "in") and not c.negated and isinstance(c.target, Col)
+    }
+    if all(isinstance(t, Col) and t in fixed for t, _ in q.select):
+        shown = ", ".join(t.ref for t, _ in q.select if isinstance(t, Col))
+        raise Unclear(
+            f"the plan shows only {shown}, which the question's own value fixes; "
+            "could not tell which rows the question asks for"
+        )
+
+
 def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
     """ "the total / average …" asks for an aggregate; a plan without any lists raw values."""
     cue = C.agg_cue(s.tokens, named)
@@ -87,6 +124,26 @@ def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
     if not nested and not any(isinstance(t, Agg) for t in _targets(q)):
         word = s.tokens[cue[1]].text
         raise Unclear(f"'{word}' asks for an aggregate, but the plan computes none")
+
+
+def _aggregate_word_in_a_name(s: Scan, q: Query, named: set[int]) -> None:
+    """ "What is the total amount of all orders?" over a column `total_amount`: the word names
+    the column, and may ask for its sum too. Every row's value listed, with no condition, no
+    limit and no group, answers only the first reading; the sum is as likely."""
+    cue = C.agg_cue(s.tokens, set())
+    if cue is None or cue[1] not in named or cue[0] not in ("sum", "avg"):
+        return
+    if q.where or q.limit is not None or q.group or q.having or q.anti or q.in_subquery:
+        return
+    if q.set_op is not None or any(isinstance(t, Agg) for t in _targets(q)):
+        return
+    if C.group_cues(s.tokens):
+        return  # "the total amount of each order": one value per row is asked
+    word = s.tokens[cue[1]].text
+    raise Unclear(
+        f"'{word}' is part of a column's name and may also ask for an aggregate of it; "
+        "could not tell whether to list each row's value or aggregate them"
+    )
 
 
 def _ranked_repeated_rows(q: Query, tree: JoinTree | None) -> None:

@@ -2,13 +2,14 @@
 
 The rows listed are those of the first table named (not one counted by "at least two …"), or,
 when no table is named, of the first column asked for ("the cities that have more than one
-employee" groups that column). "Which teams …" shows the rows' names; "show the teams" or "all
-the information about …" every column. A bare noun phrase with no request and no condition
+employee" groups that column). "Which teams …" and "show the teams" show the rows' names;
+only "all the information about …" every column. A bare noun phrase with no request and no condition
 ("orders?") is refused.
 """
 
 from __future__ import annotations
 
+from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import conditions
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
 from nl2sql.reasoning.offline.shapes.ordering import finish_order, order_request
@@ -38,8 +39,9 @@ def listing(a: Analysis) -> Query:
     return q
 
 
-def _listed_rows(a: Analysis) -> tuple[str, Col | None]:
-    """The table whose rows are listed, and the column naming them when no table is named."""
+def _listed_rows(a: Analysis) -> tuple[str, Col | None, str]:
+    """The table whose rows are listed, the column naming them when no table is named, and
+    where the table stands in a list joined by "and" ("before", "after" or "")."""
     counted = {c.end for c in a.question.scan.nums}  # "at least two players": counted, not listed
     entity_m = next(
         (
@@ -57,18 +59,42 @@ def _listed_rows(a: Analysis) -> tuple[str, Col | None]:
         raise Unclear(_nothing_understood(a))
     if entity_m is not None:
         a.used.add(entity_m.start)
-    return entity, by_column
+    return entity, by_column, _and_position(a, entity_m) if entity_m is not None else ""
+
+
+def _and_position(a: Analysis, m: Mention) -> str:
+    """ "the agents and their teams": the mention comes "before" an "and"; "… and their
+    categories": "after" one; else ""."""
+    tokens = a.question.tokens
+    prev = [t.low for t in tokens[max(0, m.start - 2) : m.start]
+            if t.low not in ("the", "their", "its")]  # fmt: skip
+    if prev[-1:] == ["and"]:
+        return "after"
+    if m.end + 1 >= len(tokens) or tokens[m.end].low != "and":
+        return ""
+    # "the agents and their teams" lists; "… a loan and have paid …" joins two clauses
+    nxt = m.end + 1
+    listed = tokens[nxt].low in ("the", "their", "its") or any(
+        x.start == nxt for x in a.question.mentions
+    )
+    return "before" if listed else ""
 
 
 def _listing_query(a: Analysis) -> Query:
-    entity, by_column = _listed_rows(a)
+    entity, by_column, and_position = _listed_rows(a)
     a.res.entity = entity
     q = Query(root=entity, shape="listing")
     a.res.add_context(entity)
     having = conditions(a, q)
     order = order_request(a)
     keys, shown_default = outputs(a, by_column or entity)
-    shown = _listed_tables(a) + projections(a, [])
+    listed = _listed_tables(a)
+    shown = listed + projections(a, [])
+    if (listed or and_position) and shown and not any(t in shown_default for t in shown):
+        # "the employees and their departments", "the agents and their teams", "the names of
+        # products and their categories": every table listed is shown
+        shown = (shown + shown_default) if and_position == "after" else (shown_default + shown)
+    shown = [t for i, t in enumerate(shown) if t not in shown[:i]]
     if having:
         q.group = keys
         q.having = [num_cond(measure, cue) for cue, measure in having]
@@ -89,16 +115,10 @@ def _listing_query(a: Analysis) -> Query:
 
 
 def _wants_all_columns(a: Analysis) -> bool:
-    """ "Show the customers", "all the information about …": every column; "Which …" asks
-    for the rows by name."""
-    tokens = a.question.tokens
-    words = {t.low for t in tokens}
-    if words & {"information", "info", "details", "everything", "records"}:
-        return True
-    first = tokens[0].low if tokens else ""
-    return first in {"show", "list", "display", "give", "return", "get"} and not (
-        words & {"what", "which", "who", "whose"}
-    )
+    """ "All the information about …", "every detail of …": every column. Other listings
+    ("show the customers in Lyon", "which teams …") ask for the rows by name."""
+    words = {t.low for t in a.question.tokens}
+    return bool(words & {"information", "info", "details", "everything", "records"})
 
 
 def _value_set(a: Analysis, column: Col | None) -> bool:

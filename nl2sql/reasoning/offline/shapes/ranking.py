@@ -88,9 +88,11 @@ def _grouped_ranking(
     # "top 3 outlets by units moved with turnover above 200": the metric per ranked group
     q.having = [num_cond(m, cue) for cue, m in having if m.metric is not None]
     shown = projections(a, shown_default)
-    # "top 5 … by number of orders" shows the numbers; "which year had the most …" the year
+    # "top 5 … by number of orders" shows the numbers; "which year had the most …" and "which 3
+    # years had the most …" the years
     q.group = keys
-    q.select = [(o, None) for o in shown + ([measure] if limit is not None else [])]
+    shows_measure = limit is not None and not _asks_which(a)
+    q.select = [(o, None) for o in shown + ([measure] if shows_measure else [])]
     q.order = [(measure, direction)]
     q.limit = limit or 1
     return q
@@ -118,10 +120,19 @@ def _plain_ranking(
     asked = projections(a, [])
     # asked-for columns are shown alone; otherwise the entity's label (and the measure for top-N)
     ranked: list[Target] = (
-        [measure] if measure not in shown_default and a.question.scan.limit[0] is not None else []
+        [measure]
+        if measure not in shown_default
+        and a.question.scan.limit[0] is not None
+        and not _asks_which(a)
+        else []
     )
     shown = asked or shown_default + ranked
     q.select = [(o, None) for o in shown]
     q.order = [(measure, direction)]
     q.limit = limit
     return q
+
+
+def _asks_which(a: Analysis) -> bool:
+    """ "Which 3 books cost the most": the rows are asked for, by name, not their measure."""
+    return any(t.low in ("which", "who", "whom") for t in a.question.tokens)

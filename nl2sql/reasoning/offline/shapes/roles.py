@@ -45,11 +45,20 @@ def group_target(a: Analysis, m: Mention) -> Col | str:
         # "each publisher" / "each region" names a foreign key to a table: group by
         # the rows it references (their key and name)
         return entity
-    if col is not None and (table is None or col.table in a.res.context):
+    if col is not None and (table is None or col.table in a.res.context) and not _names_table(m):
         return col
     if table is not None:
         return table
     raise Unclear(f"could not tell what '{m.text}' refers to")
+
+
+def _names_table(m: Mention) -> bool:
+    """ "Which 3 events …" names the table `events` more closely than a column it begins
+    (`event_date`, a shortened reading): the rows are ranked, not the dates."""
+    tables, columns = m.tables(), m.columns()
+    return bool(tables and columns) and max(e.score for e in tables) > max(
+        e.score for e in columns
+    )
 
 
 def referenced(a: Analysis, col: Col) -> str | None:

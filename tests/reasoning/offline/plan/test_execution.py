@@ -33,7 +33,7 @@ CASES = [
     ),
     (
         "Which 3 books have the highest price?",
-        "SELECT title, price FROM books ORDER BY price DESC LIMIT 3",
+        "SELECT title FROM books ORDER BY price DESC LIMIT 3",
     ),
     ("How many members are in ohio?", "SELECT COUNT(*) FROM members WHERE state = 'Ohio'"),
     ("How many loans are overdue?", "SELECT COUNT(*) FROM loans WHERE status = 'overdue'"),

@@ -102,7 +102,7 @@ def test_top_n_entities_by_a_count():
 
 def test_which_n_with_highest_column_orders_without_grouping():
     p = plan("Which 3 books have the highest price?").plan
-    assert names(p) == ["title", "price"] and p.limit == 3 and not p.group_by
+    assert names(p) == ["title"] and p.limit == 3 and not p.group_by
     assert (p.order_by[0].expr.name, p.order_by[0].direction) == ("price", "desc")
 
 
