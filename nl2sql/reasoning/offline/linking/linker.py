@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.llm.run_limits import checkpoint
+from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
@@ -262,6 +263,8 @@ def _elements(idx: SchemaIndex, span: list[Token], verb: bool = False) -> list[E
                 e.form == "measure"
                 or idx.kind(e.table, e.column) == "date"
                 or (idx.kind(e.table, e.column) == "number" and e.form in ("name", "original"))
+                # "invoices that are paid": a participle names the yes/no column called so
+                or (e.form in ("name", "original") and flag_values(idx, e.table, e.column))
             )
         ]
     if len(span) == 1 and span[0].low in FRAME:

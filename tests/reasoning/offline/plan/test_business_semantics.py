@@ -114,3 +114,27 @@ def test_top_rows_of_each_group_are_refused(session):
     # the top 2 of each group needs a window ranking: refused, not answered as a top 2 overall
     result = session.ask("Show the 2 most expensive products of each category.", datasource="snake")
     assert result.status != "success"
+
+
+@pytest.mark.parametrize(
+    ("datasource", "question", "expected"),
+    [
+        # text 'T'/'F': the count was grouped by the flag before
+        ("snake", "How many customers are active?", [(3,)]),
+        ("snake", "Which customers are not active?", [("Bolt",), ("Echo",)]),
+        # integer 0/1
+        ("snake", "How many products are discontinued?", [(2,)]),
+        ("coded", "Which customers are not active?", [("Bolt",), ("Echo",)]),
+        ("coded", "How many customers are active?", [(3,)]),
+        # 'Y'/'N' in a coded column whose name is a participle; 'yes'/'no' of a noun
+        ("coded", "How many products are discontinued?", [(2,)]),
+        ("coded", "How many employees are managers?", [(2,)]),
+    ],
+)
+def test_flag_columns_compare_their_stored_true_value(session, datasource, question, expected):
+    assert _rows(session.ask(question, datasource=datasource)) == expected
+
+
+def test_flag_before_its_noun_filters_the_listed_rows(session):
+    result = session.ask("List the names of the active customers.", datasource="snake")
+    assert _rows(result) == [("Acme",), ("Crux",), ("Dyna",)]
