@@ -31,6 +31,7 @@ from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.linking.synonyms import synonym_mentions
+from nl2sql.reasoning.offline.words.cues import order_cue
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
@@ -206,6 +207,8 @@ _REQUESTS = frozenset("list show give find display return get tell count name so
 
 def _request_verb(tokens: list[Token], tok: Token) -> bool:
     """ "List …", "… ? Show …": a request verb opening a sentence names nothing in the schema."""
+    if tok.low in ("order", "sort", "rank") and (cue := order_cue(tokens)) and cue[0] == tok.index:
+        return True  # "… and order them by name": the verb of a sort request, not a table
     if tok.low not in _REQUESTS:
         return False
     prev = tokens[tok.index - 1] if tok.index > 0 else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.comparisons import compared_metric
 from nl2sql.reasoning.offline.shapes.counts import count_measure
-from nl2sql.reasoning.offline.shapes.spec import Agg, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
@@ -97,8 +97,13 @@ def _agg_measure(a: Analysis, func: str, i: int) -> tuple[Agg, Mention]:
         raise Unclear(question.unknown_between(i + 1, m.start))
     if m is None:
         raise Unclear(f"could not tell which column the '{tokens[i].text}' applies to")
-    col = a.res.column(m, ("number",) if func in ("sum", "avg") else ("number", "date"))
+    kinds = ("number",) if func in ("sum", "avg") else ("number", "date")
+    head = _compound_column(a, m, kinds)
+    col = head[1] if head is not None else a.res.column(m, kinds)
     a.used.add(m.start)
+    if head is not None:
+        m = head[0]
+        a.used.add(m.start)
     if col is not None:
         # "the average, minimum and maximum age": one aggregate per word, same column
         more = [C.AGG_WORDS[t.low] for t in tokens[i + 1 : m.start] if t.low in C.AGG_WORDS]
@@ -108,6 +113,30 @@ def _agg_measure(a: Analysis, func: str, i: int) -> tuple[Agg, Mention]:
     if func == "sum" and table:
         return Agg("count", table), m  # "total loans" counts rows
     raise Unclear(f"'{m.text}' is not a numeric column to take the {tokens[i].text} of")
+
+
+def _compound_column(a: Analysis, m: Mention, kinds: tuple[str, ...]) -> tuple[Mention, Col] | None:
+    """ "the average order total", "the total order amount": a table named before a noun is
+    the noun's table (English compounds end with their head), so the head names a column of
+    that table — a mention right after it, or a word of the column's own name."""
+    table = a.res.table(m)
+    if table is None or m.end >= len(a.question.tokens):
+        return None
+    nxt = next((x for x in a.question.mentions if x.start == m.end and x.start not in a.used), None)
+    if nxt is not None:
+        own = [
+            e
+            for e in nxt.columns()
+            if e.table == table and a.question.idx.kind(e.table, e.column or "") in kinds
+        ]
+        return (nxt, Col(table, own[0].column or "")) if len(own) == 1 else None
+    word = a.question.tokens[m.end]
+    if word.kind != "word" or "number" not in kinds:
+        return None
+    col = a.res.measure_column((word.canon,), [table])
+    if col is None or col.table != table:
+        return None
+    return Mention(word.index, word.index + 1, word.text, []), col
 
 
 def extreme_of_entity(a: Analysis, measure: Agg | None) -> Superlative | None:
@@ -127,7 +156,13 @@ def extreme_measure(a: Analysis, sup: Superlative) -> tuple[Agg, Mention]:
     direction, i, _ = sup
     func = "max" if direction == "desc" else "min"
     m = a.next_mention(i + 1, within=3)
-    col = a.res.column(m, ("number", "date")) if m else None
+    head = _compound_column(a, m, ("number", "date")) if m else None
+    col: Col | None
+    if m is not None and head is not None:
+        a.used.add(m.start)
+        m, col = head
+    else:
+        col = a.res.column(m, ("number", "date")) if m else None
     if m is None or col is None:
         raise Unclear(f"could not tell what '{a.question.tokens[i].text}' applies to")
     a.used.add(m.start)

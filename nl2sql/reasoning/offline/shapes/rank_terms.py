@@ -64,14 +64,17 @@ def _compound_head(a: Analysis, m: Mention | None) -> Mention | None:
 
 
 def _measure_of(a: Analysis, m: Mention) -> Col | Agg | None:
-    col = a.res.column(m, ("number", "date"))
-    if col is not None:
-        a.used.add(m.start)
-        return col
+    """The measure a mention names: the rows of the table it names at least as strongly as
+    any column ("the most orders" counts orders, never sorts by `order_date`, a column "order"
+    only abbreviates), else its number or date column."""
     table = a.res.table(m)
     if table is not None:
         a.used.add(m.start)
         return Agg("count", table)
+    col = a.res.column(m, ("number", "date"))
+    if col is not None:
+        a.used.add(m.start)
+        return col
     return None
 
 

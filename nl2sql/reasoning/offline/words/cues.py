@@ -198,7 +198,8 @@ def order_cue(tokens: list[Token]) -> tuple[int, int, str | None] | None:
     """An explicit ordering: "ordered/sorted/ranked by", "in descending order", "alphabetically"."""
     for i in range(len(tokens)):
         pair = _words(tokens, i, 2)
-        if pair[0] in ("ordered", "sorted", "ranked", "order", "sort", "rank", "arranged"):
+        verb = pair[0] in ("order", "sort", "rank") and _imperative(tokens, i)
+        if pair[0] in ("ordered", "sorted", "ranked", "arranged") or verb:
             by = next(
                 (j for j in range(i + 1, min(i + 6, len(tokens))) if tokens[j].low == "by"), None
             )
@@ -218,6 +219,17 @@ def order_cue(tokens: list[Token]) -> tuple[int, int, str | None] | None:
                 end += 1
             return i, end, "desc" if pair[0] in DESC_WORDS else "asc"
     return None
+
+
+# words after which a bare "order" / "sort" / "rank" starts a request ("… and order them by")
+_REQUEST_LEADS = frozenset("and then please also , ; to".split())
+
+
+def _imperative(tokens: list[Token], i: int) -> bool:
+    """Whether the base form at i is the verb of a request ("order the shops by size", "list
+    them and sort by name"), not the noun ("the average order total by status")."""
+    first = i == 0 or tokens[i - 1].kind == "punct" or tokens[i].text[:1].isupper()
+    return first or tokens[i - 1].low in _REQUEST_LEADS  # a sentence starts with it, or after "and"
 
 
 _ORDER_FILLER = {"alphabetical", "alphabetically", "order", "of", "by", "the", "their", "its"}

@@ -138,3 +138,33 @@ def test_flag_columns_compare_their_stored_true_value(session, datasource, quest
 def test_flag_before_its_noun_filters_the_listed_rows(session):
     result = session.ask("List the names of the active customers.", datasource="snake")
     assert _rows(result) == [("Acme",), ("Crux",), ("Dyna",)]
+
+
+@pytest.mark.parametrize(
+    ("datasource", "question", "expected"),
+    [
+        # the orders are counted, not sorted by `order_date` (whose name holds the noun)
+        ("snake", "Which customer has the most orders?", [("Acme",)]),
+        ("coded", "Which customer has the most orders?", [("Acme",)]),
+        # "order" is a noun here: no sort request, and the compound names orders' column
+        (
+            "snake",
+            "What is the average order total by status?",
+            [("cancelled", 700.0), ("pending", 152.5), ("shipped", 126.0)],
+        ),
+        (
+            "snake",
+            "What is the total order amount for each customer?",
+            [("Acme", 670.0), ("Bolt", 170.0), ("Crux", 740.0), ("Dyna", 55.0)],
+        ),
+        ("snake", "What is the largest order amount?", [(700.0,)]),
+        # the verb of a sort request names no table: the customers are not joined to orders
+        (
+            "snake",
+            "List the customer names and order them by city.",
+            [("Acme",), ("Bolt",), ("Crux",), ("Dyna",), ("Echo",)],
+        ),
+    ],
+)
+def test_order_the_noun_is_counted_not_sorted(session, datasource, question, expected):
+    assert _rows(session.ask(question, datasource=datasource)) == expected
