@@ -10,13 +10,14 @@ and maximum age": one aggregate per word).
 from __future__ import annotations
 
 from nl2sql.reasoning.offline.linking.linker import Mention
-from nl2sql.reasoning.offline.shapes.comparisons import compared_metric
+from nl2sql.reasoning.offline.shapes.comparisons import compared_aggregate, compared_metric
 from nl2sql.reasoning.offline.shapes.counts import count_measure
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
 
+_COMPARED_GAP = frozenset({"is", "are", "was", "were", "of"})
 _HAVE = {"has", "have", "had", "having", "with", "gets", "got", "received", "receives"}
 
 
@@ -34,6 +35,8 @@ def _measure(a: Analysis) -> tuple[Agg | None, Mention | None]:
     oc = C.order_cue(tokens)
     if cc is not None and oc is not None and oc[1] <= cc[0] <= oc[1] + 1:
         cc = None  # "ordered by the number of final tables": a column named "number of …"
+    if ac is not None and _compared(a, ac[1]):
+        ac = None  # "with an average salary above 50000": a condition on each group's average
     a.agg_index = ac[1] if ac is not None and cc is None else None
     if cc is not None and ac is not None and ac[1] < cc[0] - 2:
         cc = None  # "the maximum fee for different numbers of pages": the first cue wins
@@ -43,6 +46,21 @@ def _measure(a: Analysis) -> tuple[Agg | None, Mention | None]:
     if cc is not None:
         return count_measure(a, cc)
     return _agg_measure(a, *ac) if ac is not None else (None, None)
+
+
+def _compared(a: Analysis, i: int) -> bool:
+    """Whether the aggregate word at i is compared with a number right after its column."""
+    m = a.next_mention(i + 1, within=3)
+    if m is None or a.res.table(m):  # "the total order amount": the column after the table
+        m = a.next_mention(m.end, within=0) if m is not None else None
+    if m is None:
+        return False
+    tokens = a.question.tokens
+    for cue in a.question.scan.nums:
+        gap = tokens[m.end : cue.start]
+        if cue.start >= m.end and len(gap) <= 2 and all(t.low in _COMPARED_GAP for t in gap):
+            return compared_aggregate(tokens, a.question.mentions, a.res, m) is not None
+    return False
 
 
 def _metric_measure(

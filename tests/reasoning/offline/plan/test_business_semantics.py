@@ -168,3 +168,32 @@ def test_flag_before_its_noun_filters_the_listed_rows(session):
 )
 def test_order_the_noun_is_counted_not_sorted(session, datasource, question, expected):
     assert _rows(session.ask(question, datasource=datasource)) == expected
+
+
+@pytest.mark.parametrize(
+    ("datasource", "question", "expected"),
+    [
+        # an aggregate named before a comparison compares each group's aggregate (HAVING);
+        # before, the aggregate word was the measure and the comparison found no column
+        (
+            "coded",
+            "Which departments have an average salary above 50000?",
+            [("Finance",), ("Sales",)],
+        ),
+        ("coded", "How many departments have an average salary above 50000?", [(2,)]),
+        (
+            "snake",
+            "Which customers have a total order amount above 500?",
+            [("Acme",), ("Crux",)],
+        ),
+        (
+            "snake",
+            "List the categories whose products have a total price of more than 100.",
+            [("Tools",)],
+        ),
+        # a plain column compared stays a WHERE condition on the rows
+        ("snake", "How many orders have a total amount above 200?", [(3,)]),
+    ],
+)
+def test_aggregate_compared_with_a_number_is_a_having(session, datasource, question, expected):
+    assert _rows(session.ask(question, datasource=datasource)) == expected
