@@ -60,8 +60,15 @@ def rank(
         measure = adjective_measure(a, sup, entity)
     if measure is None:
         raise Unclear("could not tell what to rank by")
+    own_measure = isinstance(entity, Col) and entity == measure
+    if isinstance(entity, Col) and own_measure:
+        # "who was hired last": the date ranks the rows of its table, it is not what is asked
+        entity = entity.table
+        a.res.entity = entity
     direction = sup[0] if sup is not None else (limit_dir or "desc")
     etable = entity.table if isinstance(entity, Col) else entity_m and a.res.table(entity_m)
+    if own_measure:
+        etable = a.res.entity
     if (
         etable
         and isinstance(measure, Col)
@@ -125,7 +132,10 @@ def _plain_ranking(
     ranked: list[Target] = (
         [measure] if measure not in shown_default and a.question.scan.limit[0] is not None else []
     )
-    shown = asked or shown_default + ranked
+    kind = a.question.idx.kind(measure.table, measure.column)
+    when = a.question.tokens[0].low == "when" and kind == "date"
+    # "when was the first order placed": the date that ranks is the answer
+    shown = asked or ([measure] if when else shown_default + ranked)
     q.select = [(o, None) for o in shown]
     q.order = [(measure, direction)]
     q.limit = limit

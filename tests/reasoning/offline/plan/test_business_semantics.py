@@ -34,11 +34,13 @@ _CODED = """
     CREATE TABLE tblDepartment (deptId INTEGER, deptName TEXT);
     INSERT INTO tblDepartment VALUES (1, 'Sales'), (2, 'Finance'), (3, 'Support');
     CREATE TABLE tblEmployee (empId INTEGER, empFirstName TEXT, empLastName TEXT, deptId INTEGER,
-        empSalary REAL, empIsManager TEXT);
-    INSERT INTO tblEmployee VALUES (1, 'Ann', 'Lee', 1, 52000, 'yes'),
-        (2, 'Bob', 'Ray', 1, 61000, 'no'), (3, 'Cleo', 'Diaz', 2, 61000, 'yes'),
-        (4, 'Dan', 'Moss', 2, 61000, 'no'), (5, 'Eve', 'Park', 3, 40000, 'no'),
-        (6, 'Finn', 'Kahn', 1, 45000, 'no');
+        empSalary REAL, empIsManager TEXT, empHireDate TEXT);
+    INSERT INTO tblEmployee VALUES (1, 'Ann', 'Lee', 1, 52000, 'yes', '2019-03-01'),
+        (2, 'Bob', 'Ray', 1, 61000, 'no', '2020-06-15'),
+        (3, 'Cleo', 'Diaz', 2, 61000, 'yes', '2018-01-20'),
+        (4, 'Dan', 'Moss', 2, 61000, 'no', '2021-08-09'),
+        (5, 'Eve', 'Park', 3, 40000, 'no', '2022-02-02'),
+        (6, 'Finn', 'Kahn', 1, 45000, 'no', '2023-05-05');
     CREATE TABLE tblProduct (prodId INTEGER, prodName TEXT, prodDiscontinued TEXT);
     INSERT INTO tblProduct VALUES (1, 'Hammer', 'N'), (2, 'Drill', 'N'), (3, 'Saw', 'Y'),
         (4, 'Rake', 'N'), (5, 'Hose', 'Y');
@@ -99,6 +101,17 @@ def _rows(result) -> list:
 )
 def test_top_row_of_each_group_keeps_ties(session, datasource, question, expected):
     assert _rows(session.ask(question, datasource=datasource)) == expected
+
+
+def test_participle_names_the_measure_of_each_group(session):
+    # "highest paid": the salary (WordNet's "pay"), not the department with the most employees
+    result = session.ask("Who is the highest paid employee in each department?", datasource="coded")
+    assert _rows(result) == [
+        ("Finance", "Cleo", "Diaz", 61000.0),
+        ("Finance", "Dan", "Moss", 61000.0),
+        ("Sales", "Bob", "Ray", 61000.0),
+        ("Support", "Eve", "Park", 40000.0),
+    ]
 
 
 def test_answer_says_the_ties_of_a_group(session):
@@ -197,3 +210,25 @@ def test_order_the_noun_is_counted_not_sorted(session, datasource, question, exp
 )
 def test_aggregate_compared_with_a_number_is_a_having(session, datasource, question, expected):
     assert _rows(session.ask(question, datasource=datasource)) == expected
+
+
+@pytest.mark.parametrize(
+    ("datasource", "question", "expected"),
+    [
+        # "first" / "last" before a table's name or after a date's rank by the date
+        ("snake", "When was the first order placed?", [("2024-01-05",)]),
+        ("snake", "What is the most recent order?", [(8,)]),
+        ("coded", "Who was the last employee hired?", [("Finn", "Kahn")]),
+        ("coded", "Which employee was hired first?", [("Cleo", "Diaz")]),
+        # "first name" is a column, "first and last names" two columns: no ranking
+        ("coded", "List the first names of the employees in Support.", [("Eve",)]),
+    ],
+)
+def test_first_and_last_rank_by_date(session, datasource, question, expected):
+    assert _rows(session.ask(question, datasource=datasource)) == expected
+
+
+def test_superlative_does_not_count_the_rows_it_describes(session):
+    # no measure is named: refused, not "the department with the most employees"
+    result = session.ask("Which is the highest employee?", datasource="coded")
+    assert result.status != "success"
