@@ -40,7 +40,9 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     irregular_verb,
     is_noun,
+    noun_lemmas,
     parts_of_speech,
+    split_identifier,
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
@@ -149,8 +151,20 @@ def _quoted(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
             used.add(tok.index)
 
 
-def _strong_schema_word(idx: SchemaIndex, tok: Token) -> bool:
-    return any(e.score >= 0.85 for e in idx.phrases.get((tok.canon,), []))
+def _strong_schema_word(idx: SchemaIndex, tok: Token, literal: bool = False) -> bool:
+    """Whether the word names a table or column outright; `literal`: as that name spells it
+    (or its plural), so a stored value "open" is still read as the value where only a column
+    `opened_on` shares its stem ("tickets that are open")."""
+    strong = [e for e in idx.phrases.get((tok.canon,), []) if e.score >= 0.85]
+    if not literal:
+        return bool(strong)
+    forms = {tok.low, *noun_lemmas(tok.low)}
+
+    def spelled(e: Element) -> set[str]:
+        words = [w.lower() for w in split_identifier(e.column or e.table)]
+        return {f for w in words for f in (w, *noun_lemmas(w))}
+
+    return any(forms & spelled(e) for e in strong)
 
 
 def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
@@ -168,7 +182,9 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
                 size == 1
                 and not _bare_letter(tokens, span[0])
                 and (
-                    span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
+                    span[0].low in STOP
+                    or span[0].low in FRAME
+                    or _strong_schema_word(idx, span[0], literal=True)
                 )
             ):
                 continue

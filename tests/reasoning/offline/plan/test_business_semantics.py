@@ -28,6 +28,9 @@ _SNAKE = """
         (4, 2, '2024-01-20', 'shipped', 80.0), (5, 3, '2024-04-01', 'cancelled', 700.0),
         (6, 3, '2024-05-12', 'shipped', 40.0), (7, 4, '2024-06-30', 'pending', 55.0),
         (8, 2, '2024-07-01', 'shipped', 90.0);
+    CREATE TABLE tickets (ticket_id INTEGER, subject TEXT, status TEXT, opened_on TEXT);
+    INSERT INTO tickets VALUES (1, 'Login', 'open', '2024-01-02'),
+        (2, 'Refund', 'closed', '2024-01-03'), (3, 'Invoice', 'open', '2024-02-04');
 """
 # the same shapes, coded: two employees of Finance tie for its highest salary
 _CODED = """
@@ -232,3 +235,9 @@ def test_superlative_does_not_count_the_rows_it_describes(session):
     # no measure is named: refused, not "the department with the most employees"
     result = session.ask("Which is the highest employee?", datasource="coded")
     assert result.status != "success"
+
+
+def test_stored_value_wins_over_a_column_sharing_only_its_stem(session):
+    # "open" is a stored status; `opened_on` only shares the stem (before: grouped by it)
+    result = session.ask("How many tickets are open?", datasource="snake")
+    assert _rows(result) == [(2,)]
