@@ -181,6 +181,7 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
             if (
                 size == 1
                 and not _bare_letter(tokens, span[0])
+                and not _capitalized_stop_word(span[0])
                 and (
                     span[0].low in STOP
                     or span[0].low in FRAME
@@ -203,6 +204,12 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
         out.values.append(hit)
         used.update(range(hit.start, hit.end))
         i = hit.end
+
+
+def _capitalized_stop_word(tok: Token) -> bool:
+    """A function word written in capitals mid-sentence ("the IT department", "in the US") is
+    an acronym a column may store, not the pronoun or preposition."""
+    return tok.index > 0 and len(tok.text) > 1 and tok.text.isupper() and tok.low in STOP
 
 
 def _bare_letter(tokens: list[Token], tok: Token) -> bool:

@@ -31,6 +31,8 @@ _SNAKE = """
     CREATE TABLE tickets (ticket_id INTEGER, subject TEXT, status TEXT, opened_on TEXT);
     INSERT INTO tickets VALUES (1, 'Login', 'open', '2024-01-02'),
         (2, 'Refund', 'closed', '2024-01-03'), (3, 'Invoice', 'open', '2024-02-04');
+    CREATE TABLE staff (staff_id INTEGER, staff_name TEXT, unit TEXT);
+    INSERT INTO staff VALUES (1, 'Ines', 'IT'), (2, 'Omar', 'Sales'), (3, 'Pia', 'IT');
 """
 # the same shapes, coded: two employees of Finance tie for its highest salary
 _CODED = """
@@ -241,3 +243,9 @@ def test_stored_value_wins_over_a_column_sharing_only_its_stem(session):
     # "open" is a stored status; `opened_on` only shares the stem (before: grouped by it)
     result = session.ask("How many tickets are open?", datasource="snake")
     assert _rows(result) == [(2,)]
+
+
+def test_capitalized_function_word_is_a_stored_acronym(session):
+    # "IT" is no pronoun here: before, the condition was dropped and every member listed
+    result = session.ask("Which staff names are in the IT unit?", datasource="snake")
+    assert _rows(result) == [("Ines",), ("Pia",)]
