@@ -45,7 +45,25 @@ def _measure(a: Analysis) -> tuple[Agg | None, Mention | None]:
         return metric
     if cc is not None:
         return count_measure(a, cc)
-    return _agg_measure(a, *ac) if ac is not None else (None, None)
+    return _agg_measure(a, *ac) if ac is not None else _named_total(a)
+
+
+def _named_total(a: Analysis) -> tuple[Agg | None, Mention | None]:
+    """ "the total amount of all orders": a column named with an aggregate word (`total_amount`)
+    taken over all the rows of a table is that aggregate of it (one value is asked: "is")."""
+    tokens = a.question.tokens
+    for m in a.question.mentions:
+        func = C.AGG_WORDS.get(tokens[m.start].low)
+        after = [t.low for t in tokens[m.end : m.end + 2]]
+        nxt = a.next_mention(m.end + 2, within=0)
+        if func not in ("sum", "avg") or after != ["of", "all"] or nxt is None:
+            continue
+        col = a.res.column(m, ("number",)) if not a.res.table(m) else None
+        singular = any(t.low in ("is", "'s") for t in tokens[: m.start])
+        if col is not None and singular and a.res.table(nxt) == col.table:
+            a.used.add(m.start)
+            return Agg(func, col.table, col), m
+    return None, None
 
 
 def _compared(a: Analysis, i: int) -> bool:

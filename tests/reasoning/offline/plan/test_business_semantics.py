@@ -249,3 +249,11 @@ def test_capitalized_function_word_is_a_stored_acronym(session):
     # "IT" is no pronoun here: before, the condition was dropped and every member listed
     result = session.ask("Which staff names are in the IT unit?", datasource="snake")
     assert _rows(result) == [("Ines",), ("Pia",)]
+
+
+def test_column_named_total_over_all_rows_is_summed(session):
+    # one value is asked ("is"): the sum of `total_amount`, not its value on every order
+    one = session.ask("What is the total amount of all orders?", datasource="snake")
+    assert _rows(one) == [(1635.0,)]
+    each = session.ask("What are the total amounts of all orders?", datasource="snake")
+    assert len(_rows(each)) == 8
