@@ -54,13 +54,18 @@ def check(
         return AnswerabilityResponse(
             answerable=False, reason="the question is empty", confidence=0.95
         )
-    not_data = _not_about_data(s, content)
-    if not_data is not None:
-        return not_data
     scored: list[tuple[float, int, str, Linking]] = []
     for pos, (ds_id, snapshot) in enumerate(datasources.items()):
         linking = link(s.tokens, cache.get(snapshot), s.taken)
         scored.append((link_score(linking), pos, ds_id, linking))
+    # "the most recent order": a frame word ("order", "number") that is a table's own name
+    # makes the message about data
+    named = any(
+        e.score >= 1.0 for *_, linking in scored for m in linking.mentions for e in m.tables()
+    )
+    not_data = _not_about_data(s, content, named)
+    if not_data is not None:
+        return not_data
     ok = sorted((x for x in scored if x[0] >= 1.0), key=lambda x: (-x[0], x[1]))
     if not ok:
         return AnswerabilityResponse(
@@ -80,7 +85,7 @@ def check(
     )
 
 
-def _not_about_data(s: Scan, content: list[Token]) -> AnswerabilityResponse | None:
+def _not_about_data(s: Scan, content: list[Token], named: bool) -> AnswerabilityResponse | None:
     """A refusal for messages no data can answer: greetings, and questions asking why."""
     if any(t.low == "why" for t in s.tokens):
         return AnswerabilityResponse(
@@ -88,7 +93,7 @@ def _not_about_data(s: Scan, content: list[Token]) -> AnswerabilityResponse | No
             confidence=0.85,
             reason="the question asks why; the data can show what happened, not the reason for it",
         )
-    if all(t.low in GREETINGS or t.low in FRAME for t in content):
+    if not named and all(t.low in GREETINGS or t.low in FRAME for t in content):
         return AnswerabilityResponse(
             answerable=False,
             confidence=0.9,

@@ -135,6 +135,47 @@ def ranking_key(plan: PlanModel | None, columns: list[str]) -> tuple[int | None,
     return None
 
 
+@dataclass(frozen=True)
+class GroupTop:
+    """A plan keeping each group's top rows: `measure = (SELECT MAX(measure) … WHERE the inner
+    rows' group = the outer row's)`, a correlated sub-query."""
+
+    measure: int | None  # result column of the measure
+    func: str  # max | min
+    groups: tuple[int, ...]  # result columns that tell the groups apart
+    name: str  # the measure's column name
+
+
+def group_top(plan: PlanModel | None, columns: list[str]) -> GroupTop | None:
+    """The per-group extreme of `plan`, when its filter is one (see `GroupTop`)."""
+    if plan is None or plan.where is None:
+        return None
+    for node in walk(plan.where):
+        if not (
+            isinstance(node, Comparison)
+            and node.op == "="
+            and isinstance(node.left, ColumnRef)
+            and isinstance(node.right, ScalarSubquery)
+        ):
+            continue
+        sub = node.right.query
+        agg = sub.select[0].expr if len(sub.select) == 1 else None
+        own = {t.alias for t in sub.tables}
+        inner = walk(sub.where) if sub.where is not None else []
+        outer = [n for n in inner if isinstance(n, ColumnRef) and n.table not in own]
+        if not isinstance(agg, Aggregate) or agg.func not in ("max", "min") or not outer:
+            continue
+        measure_alias = node.left.table
+        groups = tuple(
+            i
+            for i, item in enumerate(plan.select[: len(columns)])
+            if isinstance(e := item.expr, ColumnRef)
+            and (e.table != measure_alias or any(o.name == e.name for o in outer))
+        )
+        return GroupTop(_position(plan, node.left, columns), agg.func, groups, node.left.name)
+    return None
+
+
 def _position(plan: PlanModel, expr: Expr, columns: list[str]) -> int | None:
     """The result column of `expr`: the select item it equals or whose alias it names."""
     dumped = expr.model_dump_json()

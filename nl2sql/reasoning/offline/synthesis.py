@@ -38,9 +38,11 @@ from nl2sql.plan import ColumnRef, PlanModel
 from nl2sql.reasoning.base import AnswerSynthesizerResponse, ResultPreview
 from nl2sql.reasoning.offline.quotient import quotient, quotient_answer
 from nl2sql.reasoning.offline.reading import (
+    GroupTop,
     claims_unsupported,
     counts_subject,
     describe,
+    group_top,
     has_distinct,
     measure,
     names_column,
@@ -107,6 +109,9 @@ def _one(question: str, r: ResultPreview, labelled: bool, compare: bool) -> str:
         return prefix + "No rows matched."
     if r.row_count == 1 and len(r.columns) == 1:
         return prefix + _single(question, r.rows[0][0], r.plan)
+    top = group_top(r.plan, list(r.columns))
+    if top is not None:
+        return prefix + _group_tops(r, top)
     tie = _ties(r)
     if tie:  # the rest of the ranking is in the table
         return prefix + tie[1]
@@ -206,6 +211,25 @@ def _ties(r: ResultPreview) -> tuple[int, str] | None:
     maybe_more = r.plan is not None and r.plan.limit == tied or r.truncated
     lead = f"{'At least ' if maybe_more else ''}{tied:,} {noun}"
     return tied, f"{lead} tie for the {_best(r, index, direction, name)}: {names}{value}."
+
+
+def _group_tops(r: ResultPreview, top: GroupTop) -> str:
+    """ "Rows with the highest salary in each of 3 departments; ties are kept: Finance has 2." """
+    word = "highest" if top.func == "max" else "lowest"
+    label = (r.column_label(top.measure) if top.measure is not None else humanize(top.name)).lower()
+    if not top.groups:
+        return f"Rows with the {word} {label} in each group: {_count(r)}."
+    counts: dict[tuple[object, ...], int] = {}
+    for row in r.rows:
+        key = tuple(row[i] for i in top.groups)
+        counts[key] = counts.get(key, 0) + 1
+    lead = f"Rows with the {word} {label} in each of {len(counts):,} {_noun(r, list(top.groups))}"
+    tied = [(k, n) for k, n in counts.items() if n > 1]
+    if not tied:
+        return f"{lead}."
+    said = [f"{', '.join(fmt(v) for v in k)} has {n}" for k, n in tied[:_SHOWN_ROWS]]
+    more = ", …" if len(tied) > _SHOWN_ROWS else ""
+    return f"{lead}; ties are kept: {', '.join(said)}{more}."
 
 
 def _best(r: ResultPreview, index: int | None, direction: str, name: str) -> str:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.llm.run_limits import checkpoint
+from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.linking.synonyms import synonym_mentions
+from nl2sql.reasoning.offline.words.cues import order_cue
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
@@ -38,7 +40,7 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     irregular_verb,
     is_noun,
-    is_past_participle,
+    noun_lemmas,
     parts_of_speech,
     split_identifier,
     verb_lemma,
@@ -171,22 +173,20 @@ def _quoted(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
             used.add(tok.index)
 
 
-def _strong_schema_word(idx: SchemaIndex, tok: Token) -> bool:
-    """Whether a word names a table or column well enough to be no value. A name that holds the
-    word only as another verb form ("open" and `opened_on`) does not: 'open' stored in a status
-    column is what "tickets that are open" means."""
-    for e in idx.phrases.get((tok.canon,), []):
-        if e.score < 0.85:
-            continue
-        name = e.column or idx.tables[e.table].name
-        spelled = [w for w in split_identifier(name) if canon(w) == tok.canon]
-        if not spelled or any(w == tok.low or not _past_form(w) for w in spelled):
-            return True
-    return False
+def _strong_schema_word(idx: SchemaIndex, tok: Token, literal: bool = False) -> bool:
+    """Whether the word names a table or column outright; `literal`: as that name spells it
+    (or its plural), so a stored value "open" is still read as the value where only a column
+    `opened_on` shares its stem ("tickets that are open")."""
+    strong = [e for e in idx.phrases.get((tok.canon,), []) if e.score >= 0.85]
+    if not literal:
+        return bool(strong)
+    forms = {tok.low, *noun_lemmas(tok.low)}
 
+    def spelled(e: Element) -> set[str]:
+        words = [w.lower() for w in split_identifier(e.column or e.table)]
+        return {f for w in words for f in (w, *noun_lemmas(w))}
 
-def _past_form(word: str) -> bool:
-    return irregular_verb(word) is not None or is_past_participle(word)
+    return any(forms & spelled(e) for e in strong)
 
 
 def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
@@ -205,7 +205,9 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
                 and not _bare_letter(tokens, span[0])
                 and not _acronym(span[0])
                 and (
-                    span[0].low in STOP or span[0].low in FRAME or _strong_schema_word(idx, span[0])
+                    span[0].low in STOP
+                    or span[0].low in FRAME
+                    or _strong_schema_word(idx, span[0], literal=True)
                 )
             ):
                 continue
@@ -250,6 +252,8 @@ _REQUESTS = frozenset("list show give find display return get tell count name so
 
 def _request_verb(tokens: list[Token], tok: Token) -> bool:
     """ "List …", "… ? Show …": a request verb opening a sentence names nothing in the schema."""
+    if tok.low in ("order", "sort", "rank") and (cue := order_cue(tokens)) and cue[0] == tok.index:
+        return True  # "… and order them by name": the verb of a sort request, not a table
     if tok.low not in _REQUESTS:
         return False
     prev = tokens[tok.index - 1] if tok.index > 0 else None
@@ -309,6 +313,8 @@ def _elements(idx: SchemaIndex, span: list[Token], verb: bool = False) -> list[E
                 e.form == "measure"
                 or idx.kind(e.table, e.column) == "date"
                 or (idx.kind(e.table, e.column) == "number" and e.form in ("name", "original"))
+                # "invoices that are paid": a participle names the yes/no column called so
+                or (e.form in ("name", "original") and flag_values(idx, e.table, e.column))
             )
         ]
     if len(span) == 1 and span[0].low in FRAME:

@@ -37,7 +37,16 @@ from nl2sql.plan import (
 )
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.plan.joins import JoinTree, connect, inferred_note
-from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Part, Query, Target, Unclear
+from nl2sql.reasoning.offline.shapes.spec import (
+    Agg,
+    Col,
+    Cond,
+    GroupExtreme,
+    Part,
+    Query,
+    Target,
+    Unclear,
+)
 
 
 def snake(name: str) -> str:
@@ -77,6 +86,8 @@ class PlanBuilder:
             where.append(InList(expr=self._expr(col), query=inner.build(sub)))
             self.notes += inner.notes
             self.inferred += inner.inferred
+        if q.extreme is not None:
+            where.append(self._group_extreme(q.extreme))
         for n, (col, sub) in enumerate(q.anti, start=1):
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"n{n}_")
             where.append(InList(expr=self._expr(col), query=inner.build(sub), negated=True))
@@ -104,6 +115,24 @@ class PlanBuilder:
             limit=q.limit,
             distinct=(listing_fans_out or q.distinct) and not q.group and not q.star,
         )
+
+    def _group_extreme(self, g: GroupExtreme) -> Expr:
+        """measure = (SELECT MAX(measure) FROM its table WHERE by = the outer row's by)."""
+        inner, table = f"{self.prefix}g1", g.measure.table
+        outer = self.alias[table]
+        same = [
+            Comparison(
+                op="=", left=ColumnRef(table=inner, name=c), right=ColumnRef(table=outer, name=c)
+            )
+            for c in g.by
+        ]
+        top = Aggregate(func=g.func, arg=ColumnRef(table=inner, name=g.measure.column))
+        sub = PlanModel(
+            tables=[TableRef(name=table, alias=inner)],
+            select=[SelectItem(expr=top, alias=f"{g.func}_{snake(g.measure.column)}")],
+            where=_all(same),
+        )
+        return Comparison(op="=", left=self._expr(g.measure), right=ScalarSubquery(query=sub))
 
     def _check_negated(self, q: Query, tree: JoinTree) -> None:
         # "not X" on a table whose rows the join repeats means "no row with X" (NOT EXISTS), which

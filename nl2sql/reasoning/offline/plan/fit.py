@@ -11,6 +11,7 @@ schema graph only; they hold no words of any particular database.
 
 from __future__ import annotations
 
+from nl2sql.inflection import is_plural
 from nl2sql.reasoning.offline.linking.linker import Linking, Mention
 from nl2sql.reasoning.offline.plan.joins import JoinTree
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
@@ -139,6 +140,9 @@ def _aggregate_word_in_a_name(s: Scan, q: Query, named: set[int]) -> None:
         return
     if C.group_cues(s.tokens):
         return  # "the total amount of each order": one value per row is asked
+    nxt = s.tokens[cue[1] + 1] if cue[1] + 1 < len(s.tokens) else None
+    if nxt is not None and nxt.kind == "word" and is_plural(nxt.low):
+        return  # "the total amounts of the orders": several values, one per row
     word = s.tokens[cue[1]].text
     raise Unclear(
         f"'{word}' is part of a column's name and may also ask for an aggregate of it; "

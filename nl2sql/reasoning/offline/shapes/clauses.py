@@ -10,6 +10,7 @@ from nl2sql.reasoning.offline.shapes.combine import combine
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
 from nl2sql.reasoning.offline.shapes.conditions import value_conditions
 from nl2sql.reasoning.offline.shapes.date_conditions import date_conditions
+from nl2sql.reasoning.offline.shapes.flags import flag_conditions
 from nl2sql.reasoning.offline.shapes.negation import negated_conditions
 from nl2sql.reasoning.offline.shapes.spec import Agg, Cond, Query, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
@@ -22,6 +23,7 @@ def conditions(a: Analysis, q: Query) -> list[tuple[NumCue, Agg]]:
     mentions, tokens, scan = question.mentions, question.tokens, question.scan
     # what an anti-join took is not a condition of the outer rows as well
     no_values, no_nums, no_dates = negated_conditions(a, q)
+    flags = flag_conditions(a, q)
     values = [v for v in question.linking.values if v.start not in no_values]
     conds, notes, penalty = value_conditions(
         values, mentions, a.res, tokens, a.used, question.replace
@@ -40,7 +42,7 @@ def conditions(a: Analysis, q: Query) -> list[tuple[NumCue, Agg]]:
         a.used,
         a.notes,
     )
-    q.where += combine(a, q, conds + nconds + dates)
+    q.where += combine(a, q, flags + conds + nconds + dates)
     _check_nested_scope(q.where)
     return having
 

@@ -16,6 +16,7 @@ from nl2sql.reasoning.offline.linking.linker import Mention, ValueMatch
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after, adjacent_before
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Cond, Query, Target, Unclear
+from nl2sql.reasoning.offline.words.cues import AGG_WORDS
 from nl2sql.reasoning.offline.words.numeric import NumCue
 from nl2sql.reasoning.offline.words.text import Token
 
@@ -50,6 +51,11 @@ def numeric_conditions(
         named = _cue_column(cue, mentions, res, tokens, used, focus)
         if named is not None:
             used.add(named[1].start)
+            func = compared_aggregate(tokens, mentions, res, named[1])
+            if func is not None:
+                # "departments with an average salary above 50000": each group's aggregate
+                having.append((cue, Agg(func, named[0].table, named[0])))
+                continue
             conds.append(num_cond(named[0], cue))
             continue
         after = adjacent_after(mentions, tokens, cue.end, used)
@@ -87,6 +93,20 @@ def compared_metric(
         return before
     after = adjacent_after(mentions, tokens, cue.end, used)
     return after if after is not None and after.metric() is not None else None
+
+
+def compared_aggregate(
+    tokens: list[Token], mentions: list[Mention], res: Resolver, m: Mention
+) -> str | None:
+    """The aggregate word before a compared column ("an average salary above", "a total
+    order amount over": a table naming the column's rows may stand between), or None."""
+    i = m.start - 1
+    owner = next((x for x in mentions if x.end == m.start and res.table(x)), None)
+    if owner is not None:
+        i = owner.start - 1
+    while i >= 0 and tokens[i].low in ("the", "a", "an", "their", "its"):
+        i -= 1
+    return AGG_WORDS.get(tokens[i].low) if i >= 0 else None
 
 
 def _cue_column(

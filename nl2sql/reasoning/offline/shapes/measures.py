@@ -10,13 +10,14 @@ and maximum age": one aggregate per word).
 from __future__ import annotations
 
 from nl2sql.reasoning.offline.linking.linker import Mention
-from nl2sql.reasoning.offline.shapes.comparisons import compared_metric
+from nl2sql.reasoning.offline.shapes.comparisons import compared_aggregate, compared_metric
 from nl2sql.reasoning.offline.shapes.counts import count_measure
-from nl2sql.reasoning.offline.shapes.spec import Agg, Unclear
+from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
 
+_COMPARED_GAP = frozenset({"is", "are", "was", "were", "of"})
 _HAVE = {"has", "have", "had", "having", "with", "gets", "got", "received", "receives"}
 
 
@@ -34,6 +35,8 @@ def _measure(a: Analysis) -> tuple[Agg | None, Mention | None]:
     oc = C.order_cue(tokens)
     if cc is not None and oc is not None and oc[1] <= cc[0] <= oc[1] + 1:
         cc = None  # "ordered by the number of final tables": a column named "number of …"
+    if ac is not None and _compared(a, ac[1]):
+        ac = None  # "with an average salary above 50000": a condition on each group's average
     a.agg_index = ac[1] if ac is not None and cc is None else None
     if cc is not None and ac is not None and ac[1] < cc[0] - 2:
         cc = None  # "the maximum fee for different numbers of pages": the first cue wins
@@ -42,7 +45,40 @@ def _measure(a: Analysis) -> tuple[Agg | None, Mention | None]:
         return metric
     if cc is not None:
         return count_measure(a, cc)
-    return _agg_measure(a, *ac) if ac is not None else (None, None)
+    return _agg_measure(a, *ac) if ac is not None else _named_total(a)
+
+
+def _named_total(a: Analysis) -> tuple[Agg | None, Mention | None]:
+    """ "the total amount of all orders": a column named with an aggregate word (`total_amount`)
+    taken over all the rows of a table is that aggregate of it (one value is asked: "is")."""
+    tokens = a.question.tokens
+    for m in a.question.mentions:
+        func = C.AGG_WORDS.get(tokens[m.start].low)
+        after = [t.low for t in tokens[m.end : m.end + 2]]
+        nxt = a.next_mention(m.end + 2, within=0)
+        if func not in ("sum", "avg") or after != ["of", "all"] or nxt is None:
+            continue
+        col = a.res.column(m, ("number",)) if not a.res.table(m) else None
+        singular = any(t.low in ("is", "'s") for t in tokens[: m.start])
+        if col is not None and singular and a.res.table(nxt) == col.table:
+            a.used.add(m.start)
+            return Agg(func, col.table, col), m
+    return None, None
+
+
+def _compared(a: Analysis, i: int) -> bool:
+    """Whether the aggregate word at i is compared with a number right after its column."""
+    m = a.next_mention(i + 1, within=3)
+    if m is None or a.res.table(m):  # "the total order amount": the column after the table
+        m = a.next_mention(m.end, within=0) if m is not None else None
+    if m is None:
+        return False
+    tokens = a.question.tokens
+    for cue in a.question.scan.nums:
+        gap = tokens[m.end : cue.start]
+        if cue.start >= m.end and len(gap) <= 2 and all(t.low in _COMPARED_GAP for t in gap):
+            return compared_aggregate(tokens, a.question.mentions, a.res, m) is not None
+    return False
 
 
 def _metric_measure(
@@ -97,8 +133,13 @@ def _agg_measure(a: Analysis, func: str, i: int) -> tuple[Agg, Mention]:
         raise Unclear(question.unknown_between(i + 1, m.start))
     if m is None:
         raise Unclear(f"could not tell which column the '{tokens[i].text}' applies to")
-    col = a.res.column(m, ("number",) if func in ("sum", "avg") else ("number", "date"))
+    kinds = ("number",) if func in ("sum", "avg") else ("number", "date")
+    head = _compound_column(a, m, kinds)
+    col = head[1] if head is not None else a.res.column(m, kinds)
     a.used.add(m.start)
+    if head is not None:
+        m = head[0]
+        a.used.add(m.start)
     if col is not None:
         # "the average, minimum and maximum age": one aggregate per word, same column
         more = [C.AGG_WORDS[t.low] for t in tokens[i + 1 : m.start] if t.low in C.AGG_WORDS]
@@ -108,6 +149,30 @@ def _agg_measure(a: Analysis, func: str, i: int) -> tuple[Agg, Mention]:
     if func == "sum" and table:
         return Agg("count", table), m  # "total loans" counts rows
     raise Unclear(f"'{m.text}' is not a numeric column to take the {tokens[i].text} of")
+
+
+def _compound_column(a: Analysis, m: Mention, kinds: tuple[str, ...]) -> tuple[Mention, Col] | None:
+    """ "the average order total", "the total order amount": a table named before a noun is
+    the noun's table (English compounds end with their head), so the head names a column of
+    that table — a mention right after it, or a word of the column's own name."""
+    table = a.res.table(m)
+    if table is None or m.end >= len(a.question.tokens):
+        return None
+    nxt = next((x for x in a.question.mentions if x.start == m.end and x.start not in a.used), None)
+    if nxt is not None:
+        own = [
+            e
+            for e in nxt.columns()
+            if e.table == table and a.question.idx.kind(e.table, e.column or "") in kinds
+        ]
+        return (nxt, Col(table, own[0].column or "")) if len(own) == 1 else None
+    word = a.question.tokens[m.end]
+    if word.kind != "word" or "number" not in kinds:
+        return None
+    col = a.res.measure_column((word.canon,), [table])
+    if col is None or col.table != table:
+        return None
+    return Mention(word.index, word.index + 1, word.text, []), col
 
 
 def extreme_of_entity(a: Analysis, measure: Agg | None) -> Superlative | None:
@@ -127,7 +192,13 @@ def extreme_measure(a: Analysis, sup: Superlative) -> tuple[Agg, Mention]:
     direction, i, _ = sup
     func = "max" if direction == "desc" else "min"
     m = a.next_mention(i + 1, within=3)
-    col = a.res.column(m, ("number", "date")) if m else None
+    head = _compound_column(a, m, ("number", "date")) if m else None
+    col: Col | None
+    if m is not None and head is not None:
+        a.used.add(m.start)
+        m, col = head
+    else:
+        col = a.res.column(m, ("number", "date")) if m else None
     if m is None or col is None:
         raise Unclear(f"could not tell what '{a.question.tokens[i].text}' applies to")
     a.used.add(m.start)

@@ -13,6 +13,8 @@ from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
+from nl2sql.reasoning.offline.words.text import is_past_participle, split_identifier, verb_lemma
+from nl2sql.reasoning.offline.words.wordnet import share_sense
 
 
 def rank_measure(a: Analysis, sup: Superlative | None) -> tuple[Col | Agg | None, Mention | None]:
@@ -26,12 +28,56 @@ def rank_measure(a: Analysis, sup: Superlative | None) -> tuple[Col | Agg | None
         if found is not None:
             return found, m
     if sup is not None and sup[2] is None and tokens[sup[1]].low not in ("top", "bottom"):
+        paid = _participle_measure(a, sup[1] + 1)
+        if paid is not None:
+            return paid, None
         m = _compound_head(a, a.next_mention(sup[1] + 1, within=3))
         counted = m is not None and _counted_noun(a, sup, m)
         found = counted or (_measure_of(a, m) if m is not None else None)
+        if isinstance(found, Agg) and found.col is None and tokens[sup[1]].low not in _COUNTING:
+            # "the highest paid employee": "highest" does not count the rows it describes
+            if m is not None and m.start == _next_word(a, sup[1]):
+                a.used.discard(m.start)
+                return None, None
         if found is not None:
             return found, m
     return None, None
+
+
+_COUNTING = frozenset("most fewest least".split())
+
+
+def _next_word(a: Analysis, i: int) -> int:
+    """The index of the first word after i that is not an unlinked participle."""
+    j = i + 1
+    tokens, linked = a.question.tokens, {m.start for m in a.question.mentions}
+    while j < len(tokens) and j not in linked and is_past_participle(tokens[j].low):
+        j += 1
+    return j
+
+
+def _participle_measure(a: Analysis, i: int) -> Col | None:
+    """ "the highest paid employee": the number column of the table after the participle that
+    the participle's noun names ("pay": a salary column, through WordNet's senses)."""
+    tokens, mentions = a.question.tokens, a.question.mentions
+    if i >= len(tokens) or any(m.start <= i < m.end for m in mentions):
+        return None
+    lemma = verb_lemma(tokens[i].low) if is_past_participle(tokens[i].low) else None
+    after = next((m for m in mentions if m.start == i + 1), None)
+    table = a.res.table(after) if after is not None else None
+    if lemma is None or table is None:
+        return None
+    idx = a.question.idx
+    named = [
+        c.name
+        for c in idx.tables[table].columns
+        if idx.kind(table, c.name) == "number"
+        and any(
+            w.lower() == lemma or share_sense(lemma, w.lower(), "n")
+            for w in split_identifier(c.name)
+        )
+    ]
+    return Col(table, named[0]) if len(named) == 1 else None
 
 
 def _counted_noun(a: Analysis, sup: Superlative, m: Mention) -> Agg | None:
@@ -64,14 +110,17 @@ def _compound_head(a: Analysis, m: Mention | None) -> Mention | None:
 
 
 def _measure_of(a: Analysis, m: Mention) -> Col | Agg | None:
-    col = a.res.column(m, ("number", "date"))
-    if col is not None:
-        a.used.add(m.start)
-        return col
+    """The measure a mention names: the rows of the table it names at least as strongly as
+    any column ("the most orders" counts orders, never sorts by `order_date`, a column "order"
+    only abbreviates), else its number or date column."""
     table = a.res.table(m)
     if table is not None:
         a.used.add(m.start)
         return Agg("count", table)
+    col = a.res.column(m, ("number", "date"))
+    if col is not None:
+        a.used.add(m.start)
+        return col
     return None
 
 
@@ -107,6 +156,13 @@ def adjective_measure(a: Analysis, sup: Superlative | None, entity: Col | str) -
     if sup[2] == ("@count",):
         return Agg("count", table)
     if sup[2] == ("@date",):
+        # "the last employee hired": the date column a word names ("hired": hire_date) ranks
+        for m in a.question.mentions:
+            dates = a.question.idx.date_columns(table)
+            named = [e for e in m.columns() if e.table == table and e.column in dates]
+            if m.start not in a.used and len({e.column for e in named}) == 1 and named[0].column:
+                a.used.add(m.start)
+                return Col(table, named[0].column)
         for t in dict.fromkeys([table] + a.res.context):
             dates = a.question.idx.date_columns(t)
             if dates:

@@ -13,6 +13,7 @@ from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.clauses import conditions
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
+from nl2sql.reasoning.offline.shapes.group_extremes import per_group_extreme
 from nl2sql.reasoning.offline.shapes.rank_terms import (
     adjective_measure,
     rank_measure,
@@ -59,8 +60,15 @@ def rank(
         measure = adjective_measure(a, sup, entity)
     if measure is None:
         raise Unclear("could not tell what to rank by")
+    own_measure = isinstance(entity, Col) and entity == measure
+    if isinstance(entity, Col) and own_measure:
+        # "who was hired last": the date ranks the rows of its table, it is not what is asked
+        entity = entity.table
+        a.res.entity = entity
     direction = sup[0] if sup is not None else (limit_dir or "desc")
     etable = entity.table if isinstance(entity, Col) else entity_m and a.res.table(entity_m)
+    if own_measure:
+        etable = a.res.entity
     if (
         etable
         and isinstance(measure, Col)
@@ -72,6 +80,10 @@ def rank(
     ):
         # "the member who paid the biggest fee": the single largest value ranks;
         # only "the largest total fee" sums each entity's values
+        if measure.table == etable:
+            per_group = per_group_extreme(a, entity, etable, measure, direction)
+            if per_group is not None:
+                return per_group
         return _plain_ranking(a, entity, etable, measure, direction, limit or 1)
     if isinstance(measure, Col):
         measure = Agg("sum", measure.table, measure)
@@ -126,7 +138,10 @@ def _plain_ranking(
         and not _asks_which(a)
         else []
     )
-    shown = asked or shown_default + ranked
+    kind = a.question.idx.kind(measure.table, measure.column)
+    when = a.question.tokens[0].low == "when" and kind == "date"
+    # "when was the first order placed": the date that ranks is the answer
+    shown = asked or ([measure] if when else shown_default + ranked)
     q.select = [(o, None) for o in shown]
     q.order = [(measure, direction)]
     q.limit = limit

@@ -30,7 +30,13 @@ def read_shape(a: Analysis) -> None:
 def _shape(a: Analysis) -> Query:
     tokens, limit = a.question.tokens, a.question.scan.limit
     measure, m_m = a.measure, a.measure_mention
-    sup = C.superlative(tokens, a.question.named)
+    idx = a.question.idx
+    tables = {m.start for m in a.question.mentions if a.res.table(m)} | {
+        m.end
+        for m in a.question.mentions
+        if m.columns() and all(idx.kind(e.table, e.column or "") == "date" for e in m.columns())
+    }
+    sup = C.superlative(tokens, a.question.named, tables)
     extreme = extreme_of_entity(a, measure)
     if measure is not None and extreme is not None:
         # "the book with the maximum price": rank books, not aggregate

@@ -55,6 +55,16 @@ class Part:
 Target = Col | Agg | Part
 
 
+@dataclass(frozen=True)
+class GroupExtreme:
+    """WHERE measure = (SELECT func(measure) FROM its table WHERE by = the outer row's by): the
+    rows holding their group's extreme, ties kept."""
+
+    measure: Col
+    func: str  # "max" | "min"
+    by: tuple[str, ...]  # columns of measure.table whose equal values make one group
+
+
 @dataclass
 class Cond:
     """One condition: op is = != < <= > >= between in range, or "or" (values: two Conds)."""
@@ -80,6 +90,7 @@ class Query:
     star: bool = False  # SELECT * of the root table
     distinct: bool = False  # SELECT DISTINCT ("the different genres …")
     in_subquery: tuple[Col, Query] | None = None  # WHERE col IN (sub-query)
+    extreme: GroupExtreme | None = None  # WHERE measure = its group's MAX / MIN (correlated)
     anti: list[tuple[Col, Query]] = field(default_factory=list)  # WHERE col NOT IN (sub-query)
     set_op: tuple[str, Query] | None = None  # INTERSECT / UNION / EXCEPT with another query
     joined: list[str] = field(

@@ -114,18 +114,26 @@ def agg_cue(tokens: list[Token], taken: set[int]) -> tuple[str, int] | None:
     return None
 
 
-def superlative(tokens: list[Token], taken: set[int]) -> Superlative | None:
-    """The first superlative: (direction, index, measure stems named by the adjective or None).
+def superlative(
+    tokens: list[Token], taken: set[int], tables: AbstractSet[int] = frozenset()
+) -> Superlative | None:
+    """The first superlative: (direction, index, measure stems named by the adjective or None);
+    `tables`: where a table's name starts and where a date column's name ends, before and
+    after which "first" / "last" rank by date.
 
     "top"/"bottom" only count when no more specific superlative follows ("top 5 ... lowest price").
     """
-    found = [s for s in (_superlative_at(tokens, i, taken) for i in range(len(tokens))) if s]
+    found = [
+        s for s in (_superlative_at(tokens, i, taken, tables) for i in range(len(tokens))) if s
+    ]
     specific = [s for s in found if tokens[s[1]].low not in ("top", "bottom")]
     chosen = specific or found
     return chosen[0] if chosen else None
 
 
-def _superlative_at(tokens: list[Token], i: int, taken: set[int]) -> Superlative | None:
+def _superlative_at(
+    tokens: list[Token], i: int, taken: set[int], tables: AbstractSet[int]
+) -> Superlative | None:
     tok = tokens[i]
     if i in taken:
         return None
@@ -136,6 +144,11 @@ def _superlative_at(tokens: list[Token], i: int, taken: set[int]) -> Superlative
         return ("asc" if direction == "desc" else "desc") if flip else direction, i, stems
     if tok.low in ("most", "least") and nxt in ("common", "frequent", "popular", "frequently"):
         return ("desc" if tok.low == "most" else "asc"), i, ("@count",)
+    if tok.low in ("first", "last") and (i + 1 in tables or i in tables):
+        # "the first order", "the last employee hired", "hired first": the earliest / latest
+        # by a date (right before a table's name or after a date's: "first 10", "first and
+        # last names" are not)
+        return ("asc" if tok.low == "first" else "desc"), i, ("@date",)
     if tok.low in SUPERLATIVE_MEASURES:
         stems, direction = SUPERLATIVE_MEASURES[tok.low]
         return direction, i, stems
@@ -198,7 +211,8 @@ def order_cue(tokens: list[Token]) -> tuple[int, int, str | None] | None:
     """An explicit ordering: "ordered/sorted/ranked by", "in descending order", "alphabetically"."""
     for i in range(len(tokens)):
         pair = _words(tokens, i, 2)
-        if pair[0] in ("ordered", "sorted", "ranked", "order", "sort", "rank", "arranged"):
+        verb = pair[0] in ("order", "sort", "rank") and _imperative(tokens, i)
+        if pair[0] in ("ordered", "sorted", "ranked", "arranged") or verb:
             by = next(
                 (j for j in range(i + 1, min(i + 6, len(tokens))) if tokens[j].low == "by"), None
             )
@@ -218,6 +232,17 @@ def order_cue(tokens: list[Token]) -> tuple[int, int, str | None] | None:
                 end += 1
             return i, end, "desc" if pair[0] in DESC_WORDS else "asc"
     return None
+
+
+# words after which a bare "order" / "sort" / "rank" starts a request ("… and order them by")
+_REQUEST_LEADS = frozenset("and then please also , ; to".split())
+
+
+def _imperative(tokens: list[Token], i: int) -> bool:
+    """Whether the base form at i is the verb of a request ("order the shops by size", "list
+    them and sort by name"), not the noun ("the average order total by status")."""
+    first = i == 0 or tokens[i - 1].kind == "punct" or tokens[i].text[:1].isupper()
+    return first or tokens[i - 1].low in _REQUEST_LEADS  # a sentence starts with it, or after "and"
 
 
 _ORDER_FILLER = {"alphabetical", "alphabetically", "order", "of", "by", "the", "their", "its"}

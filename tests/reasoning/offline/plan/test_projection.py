@@ -102,6 +102,8 @@ def _rows(result) -> list:
         ),
         # a column named "total …" listed row by row when "each" row is asked
         ("snake", "Show the total amount of each invoice.", [(4.0,), (7.5,), (10.5,)]),
+        # … and over all of them, their sum
+        ("snake", "What is the total amount of all invoices?", [(22.0,)]),
         # an explicit group cue still counts per group
         ("snake", "How many tickets does each priority have?", [("high", 1), ("low", 2)]),
     ],
@@ -117,8 +119,8 @@ def test_a_listing_shows_what_was_asked(session, source, question, rows):
         "How many tickets are open?",
         # the departments named Sales, not who works there
         "Who works in the Sales department?",
-        # the column `total_amount` listed, or its sum?
-        "What is the total amount of all invoices?",
+        # the column `total_amount` listed, or its sum? ("of all invoices" says: the sum)
+        "What is the total amount of invoices?",
     ],
 )
 def test_an_answer_that_does_not_fit_the_question_is_refused(session, question):

@@ -1,0 +1,87 @@
+"""Yes/no flag columns as conditions: "active customers", "products that are discontinued",
+"clients who are not VIP".
+
+A flag (`catalog/flags.py`) holds two values at most, each a spelling of true or false. A
+mention of a flag used as a predicate — right before a table it describes ("active customers")
+or after a form of "be" ("are active", "is not VIP") — is the condition `flag = <its stored true
+value>`; with "not" before it, the stored false value (or `!=` the true one when only that is
+stored). The flag must be a column of the table the words describe. Any other mention of a flag
+(shown, grouped by) is left alone.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.catalog.flags import flag_values
+from nl2sql.reasoning.offline.linking.linker import Mention
+from nl2sql.reasoning.offline.shapes.scopes import is_negation
+from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Query
+from nl2sql.reasoning.offline.shapes.state import Analysis
+from nl2sql.reasoning.offline.words.text import split_identifier
+
+_BE = frozenset("is are was were be been being 's".split())
+# words between "be" and the flag that keep it a predicate ("are currently active")
+_BETWEEN = frozenset("currently still now also all both".split())
+
+
+def flag_conditions(a: Analysis, q: Query) -> list[Cond]:
+    """Rule helper: one condition per flag mention used as a predicate (marked used)."""
+    out: list[Cond] = []
+    for m in a.question.mentions:
+        if m.start in a.used or a.res.table(m) or not m.columns():
+            continue
+        use = _predicate(a, m)
+        if use is None:
+            continue
+        owner, negation = use
+        col = _flag_column(a, m, owner or q.root)
+        values = flag_values(a.question.idx, col.table, col.column) if col is not None else None
+        if col is None or values is None or values == (None, None):
+            continue
+        true, false = values
+        negated = negation is not None
+        if negation is not None:
+            a.negations_done.add(negation)
+        if true is None:  # only false is stored: "active" means "not the false value"
+            cond = Cond(col, "=" if negated else "!=", [false], text=m.text, pos=m.start)
+        elif negated and false is not None:
+            cond = Cond(col, "=", [false], text=f"not {m.text}", pos=m.start)
+        else:
+            cond = Cond(col, "=", [true], negated=negated, text=m.text, pos=m.start)
+        a.used.add(m.start)
+        a.res.add_context(col.table)
+        a.notes.append(f"'{'not ' if negated else ''}{m.text}' read as the yes/no column {col.ref}")
+        out.append(cond)
+    return out
+
+
+def _flag_column(a: Analysis, m: Mention, owner: str) -> Col | None:
+    """The column of the strongest reading of `m` in the table it describes; None when that
+    reading is not a column of it (a table, or another table's column)."""
+    top = m.candidates[0].score
+    best = [e for e in m.columns() if e.score >= top - 1e-6 and e.table == owner]
+    return Col(owner, best[0].column) if len(best) == 1 and best[0].column else None
+
+
+def _predicate(a: Analysis, m: Mention) -> tuple[str | None, int | None] | None:
+    """How a mention is used: None when not as a predicate; else (the table it describes, when
+    a noun names it, and the index of the negation before it)."""
+    tokens, mentions = a.question.tokens, a.question.mentions
+    nxt = next((x for x in mentions if x.start == m.end), None)
+    described = a.res.table(nxt) if nxt is not None else None
+    # words of the column's own name before the mention ("in stock" of in_stock)
+    named = {w.lower() for e in m.columns() for w in split_identifier(e.column or "")}
+    i, negation = m.start - 1, None
+    while i >= 0 and (tokens[i].low in _BETWEEN | named or is_negation(tokens[i])):
+        if is_negation(tokens[i]):
+            negation = tokens[i].index
+        i -= 1
+    # "are active", "is not VIP", "aren't discontinued"
+    contracted = negation is not None and tokens[negation].low[:-3] in _BE
+    after_be = (i >= 0 and tokens[i].low in _BE) or contracted
+    if described is None and after_be:
+        # "customers who are active": the subject is the table named last before the verb
+        before = [t for x in mentions if x.end <= i + 1 and (t := a.res.table(x))]
+        described = before[-1] if before else None
+    if described is None and not after_be:
+        return None
+    return described, negation
