@@ -213,6 +213,11 @@ def _read_evidence(
         score += _W["same_name"]
     stem = _key_stem(words) or _glued_stem(words, dst)
     match = name_match(stem, dst) if stem else None
+    if not same and match and _spelled_key(words, target, dst):
+        # `empDeptId` → `dptId` of tblDepartment: both the table's key, spelled by two codes
+        same = True
+        evidence.append("same name (the table's key, by its code)")
+        score += _W["same_name"]
     if stem and match and (match[1] or len(stem) >= _MIN_ABBREVIATION or same):
         how, whole = match
         evidence.append(
@@ -395,6 +400,18 @@ def _integers(samples: Sequence[str]) -> list[int] | None:
     if not values or not all(v.isdigit() and len(v) < 19 for v in values):
         return None
     return [int(v) for v in values]
+
+
+def _spelled_key(words: Sequence[str], target: ColumnNaming, dst: Sequence[str]) -> bool:
+    """Whether a key's name and the referenced key's name are both "<the table> <suffix>", each
+    naming or abbreviating the table in its own way (`deptId`, `dptId` of department)."""
+    if len(words) < 2 or words[-1] not in KEY_SUFFIXES:
+        return False
+    for reading in target.readings:
+        stem = _key_stem(reading)
+        if len(reading) >= 2 and reading[-1] == words[-1] and stem and name_match(stem, dst):
+            return True
+    return False
 
 
 def _key_stem(words: Sequence[str]) -> str | None:

@@ -59,6 +59,22 @@ def test_coded_prefixes_and_different_suffixes_match_by_their_stem_and_values(tm
     assert "100% of sampled values found" in rel.evidence
 
 
+def test_a_key_spelled_by_two_codes_of_its_table_is_the_same_name(tmp_path):
+    # `stfLocId` and `lctId` both read "<location> id", abbreviated two ways
+    snapshot = _sqlite(tmp_path, """
+        CREATE TABLE tblLocation (lctId INTEGER PRIMARY KEY, lctName TEXT);
+        INSERT INTO tblLocation VALUES (1, 'North'), (2, 'South'), (3, 'East');
+        CREATE TABLE tblStaff (stfId INTEGER PRIMARY KEY, stfName TEXT, stfLocId INTEGER);
+        INSERT INTO tblStaff VALUES (1, 'Ada', 1), (2, 'Bo', 2), (3, 'Cy', 1), (4, 'Di', 3);
+    """)
+    (rel,) = infer_relationships(snapshot)
+    assert (rel.src, rel.src_columns, rel.dst, rel.dst_columns) == (
+        "tblStaff", ("stfLocId",), "tblLocation", ("lctId",)
+    )
+    assert "same name (the table's key, by its code)" in rel.evidence
+    assert rel.score >= THRESHOLD
+
+
 def test_camel_case_in_duckdb(tmp_path):
     path = tmp_path / "db.duckdb"
     con = duckdb.connect(str(path))

@@ -11,11 +11,14 @@ import pytest
 import nl2sql
 
 _DEPOT = """
-    CREATE TABLE tblCourier (curId INTEGER PRIMARY KEY, curName TEXT);
-    INSERT INTO tblCourier VALUES (1, 'Ines'), (2, 'Olaf'), (3, 'Pia');
-    CREATE TABLE tblVan (vanId INTEGER PRIMARY KEY, vanReg TEXT, vanMake TEXT, vanLoadKg INTEGER);
-    INSERT INTO tblVan VALUES (1, 'AB-101', 'Ford', 900), (2, 'AB-202', 'Ford', 1400),
-        (3, 'CD-303', 'Fiat', 1100);
+    CREATE TABLE tblCourier (curId INTEGER PRIMARY KEY, curName TEXT, curWage REAL);
+    INSERT INTO tblCourier VALUES (1, 'Ines', 12.0), (2, 'Olaf', 15.0), (3, 'Pia', 11.0);
+    CREATE TABLE tblPayRun (prnId INTEGER PRIMARY KEY, prnCourierId INTEGER, prnPayDate TEXT);
+    INSERT INTO tblPayRun VALUES (1, 1, '2024-06-30'), (2, 3, '2024-07-31');
+    CREATE TABLE tblVan (vanId INTEGER PRIMARY KEY, vanReg TEXT, vanMake TEXT, vanLoadKg INTEGER,
+        vanHasTailLift TEXT);
+    INSERT INTO tblVan VALUES (1, 'AB-101', 'Ford', 900, 'Y'), (2, 'AB-202', 'Ford', 1400, 'N'),
+        (3, 'CD-303', 'Fiat', 1100, 'Y');
     CREATE TABLE tblDelivery (delId INTEGER PRIMARY KEY, delVanId INTEGER, delCourierId INTEGER,
         delCost REAL, delDate TEXT);
     INSERT INTO tblDelivery VALUES (1, 1, 1, 10.0, '2024-03-02'), (2, 1, 2, 20.0, '2024-03-30'),
@@ -69,3 +72,16 @@ def test_a_participle_after_a_column_relates_its_rows_to_the_agent(session):
     # "charged" names nothing: the deliveries' cost, related to each courier by the key
     rows = _rows(session.ask("What is the total cost charged by each courier?"))
     assert rows == [("Ines", 40.0), ("Olaf", 20.0), ("Pia", 65.0)]
+
+
+@pytest.mark.parametrize("question", ["Which vans have a tail lift?", "List the vans with a tail lift."])
+def test_a_flag_the_rows_have_is_a_condition(session, question):
+    assert _rows(session.ask(question)) == [("AB-101",), ("CD-303",)]
+
+
+def test_a_participle_after_a_superlative_names_no_date(session):
+    # "paid" would name `prnPayDate` as a verb form; graded by "highest" it is an amount
+    result = session.ask("Who is the highest paid courier?")
+    assert "prnPayDate" not in (result.sql or "")
+    if result.status == "success":
+        assert _rows(result) == [("Olaf",)]

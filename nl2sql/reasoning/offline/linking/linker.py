@@ -40,6 +40,7 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     irregular_verb,
     is_noun,
+    is_superlative,
     noun_lemmas,
     parts_of_speech,
     split_identifier,
@@ -276,7 +277,7 @@ def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
             i += 1
             continue
         span = seq[i : i + size]
-        elements = _elements(idx, span, _main_verb(tokens, span))
+        elements = _elements(idx, span, _main_verb(tokens, span), _graded(tokens, span[0]))
         text = " ".join(t.text for t in span)
         out.mentions.append(Mention(span[0].index, span[-1].index + 1, text, list(elements)))
         used.update(t.index for t in span)
@@ -292,12 +293,23 @@ def _longest_phrase(
             continue
         if size > 1 and _main_verb(tokens, span[-1:]):
             continue  # "did each vehicle make": the subject's noun and the verb are no phrase
-        if _elements(idx, span, _main_verb(tokens, span)):
+        if _elements(idx, span, _main_verb(tokens, span), _graded(tokens, span[0])):
             return size
     return 0
 
 
-def _elements(idx: SchemaIndex, span: list[Token], verb: bool = False) -> list[Element]:
+def _graded(tokens: list[Token], tok: Token) -> bool:
+    """A word right after a superlative ("the highest paid", "the most visited"): graded by
+    an amount, so a verb form there names no date ("paid" is no `pay_date`)."""
+    if tok.index == 0:
+        return False
+    prev = tokens[tok.index - 1]
+    return prev.kind == "word" and is_superlative(prev.low)
+
+
+def _elements(
+    idx: SchemaIndex, span: list[Token], verb: bool = False, graded: bool = False
+) -> list[Element]:
     """The schema elements a span names. A lone frame word ("list", "number", "show") names only
     an element called exactly so, never one it is merely a part of (`price_list`); a verb
     (`verb`, or a past form) names only what a verb can."""
@@ -311,7 +323,7 @@ def _elements(idx: SchemaIndex, span: list[Token], verb: bool = False) -> list[E
             if e.column
             and (
                 e.form == "measure"
-                or idx.kind(e.table, e.column) == "date"
+                or (idx.kind(e.table, e.column) == "date" and not graded)
                 or (idx.kind(e.table, e.column) == "number" and e.form in ("name", "original"))
                 # "invoices that are paid": a participle names the yes/no column called so
                 or (e.form in ("name", "original") and flag_values(idx, e.table, e.column))

@@ -3,7 +3,8 @@
 
 A flag (`catalog/flags.py`) holds two values at most, each a spelling of true or false. A
 mention of a flag used as a predicate — right before a table it describes ("active customers")
-or after a form of "be" ("are active", "is not VIP") — is the condition `flag = <its stored true
+or after a form of "be" ("are active", "is not VIP") or "have a" ("have a sea view") — is the
+condition `flag = <its stored true
 value>`; with "not" before it, the stored false value (or `!=` the true one when only that is
 stored). The flag must be a column of the table the words describe. Any other mention of a flag
 (shown, grouped by) is left alone.
@@ -19,6 +20,9 @@ from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words.text import split_identifier
 
 _BE = frozenset("is are was were be been being 's".split())
+# "rooms that have a sea view", "rooms with a sea view": a flag named as something they have
+_HAVE = frozenset("have has had with".split())
+_ARTICLES = frozenset("a an".split())
 # words between "be" and the flag that keep it a predicate ("are currently active")
 _BETWEEN = frozenset("currently still now also all both".split())
 
@@ -75,9 +79,12 @@ def _predicate(a: Analysis, m: Mention) -> tuple[str | None, int | None] | None:
         if is_negation(tokens[i]):
             negation = tokens[i].index
         i -= 1
-    # "are active", "is not VIP", "aren't discontinued"
+    had = i >= 1 and tokens[i].low in _ARTICLES and tokens[i - 1].low in _HAVE
+    # "are active", "is not VIP", "aren't discontinued", "have a sea view"
     contracted = negation is not None and tokens[negation].low[:-3] in _BE
-    after_be = (i >= 0 and tokens[i].low in _BE) or contracted
+    after_be = (i >= 0 and tokens[i].low in _BE) or contracted or had
+    if had:
+        i -= 1
     if described is None and after_be:
         # "customers who are active": the subject is the table named last before the verb
         before = [t for x in mentions if x.end <= i + 1 and (t := a.res.table(x))]

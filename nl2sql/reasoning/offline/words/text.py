@@ -72,6 +72,19 @@ def noun_lemmas(word: str) -> tuple[str, ...]:
     return _lemmas(word).get("NOUN", ())
 
 
+@lru_cache(maxsize=65536)
+def is_superlative(word: str) -> bool:
+    """A superlative to lemminflect's dictionary ("highest", "best", "worst" of an adjective or
+    adverb), or "most" / "least"."""
+    w = word.lower()
+    if w in ("most", "least"):
+        return True
+    found = _lemmas(w)
+    return any(w in inflections(lemma, tag)
+               for part, tag in (("ADJ", "JJS"), ("ADV", "RBS"))
+               for lemma in found.get(part, ()) if lemma != w)
+
+
 def inflections(lemma: str, tag: str) -> tuple[str, ...]:
     """lemminflect's forms of `lemma` for a Penn tag ("JJS", "VBN"); () when it knows none."""
     from lemminflect import getInflection
