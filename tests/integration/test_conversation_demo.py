@@ -48,7 +48,8 @@ def test_grouping_top_drill_down_and_columns_on_the_demo(session):
 
     listing = session.ask("List the customers in California")
     texas = session.ask("what about Texas?")
-    assert set(texas.to_pandas()["state"]) == {"Texas"} and "state California → Texas" in _note(texas)
+    # the listing shows the customers' names; the follow-up swaps the state it filters on
+    assert "'Texas'" in texas.sql and "state California → Texas" in _note(texas)
     assert texas.table().num_rows != listing.table().num_rows
 
 

@@ -238,7 +238,8 @@ def test_denied_tables_and_columns_never_reach_a_model_a_plan_sql_or_a_database(
     session, recorder, dbs = open_session(tmp_path, demo_sources(demo), user=ANALYST, files={"policies.yaml": POLICIES},
                                           toml='[policies]\nfile = "policies.yaml"\n')
     results = [session.ask(q) for q in ("Top 5 customer segments by number of orders", CANCELLED,
-                                        "How many contacts have an email?", "List the contacts",
+                                        "How many contacts have an email?",
+                                        "List all the information of the contacts",
                                         "List the email of contacts")]
     shown = list(recorder.snapshots())
     assert shown and recorder.calls("plan") >= 3

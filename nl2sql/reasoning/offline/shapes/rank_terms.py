@@ -160,7 +160,12 @@ def adjective_measure(a: Analysis, sup: Superlative | None, entity: Col | str) -
         for m in a.question.mentions:
             dates = a.question.idx.date_columns(table)
             named = [e for e in m.columns() if e.table == table and e.column in dates]
-            if m.start not in a.used and len({e.column for e in named}) == 1 and named[0].column:
+            # a date a verb names ranks ("the last employee hired", "hired first"); one a noun
+            # names before the superlative is what is asked ("the delivery date of the most
+            # recent delivery")
+            ranks = m.start > sup[1] or is_past_participle(a.question.tokens[m.start].low)
+            if (m.start not in a.used and ranks and len({e.column for e in named}) == 1
+                    and named[0].column):
                 a.used.add(m.start)
                 return Col(table, named[0].column)
         for t in dict.fromkeys([table] + a.res.context):

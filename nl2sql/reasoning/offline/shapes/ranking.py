@@ -60,7 +60,10 @@ def rank(
         measure = adjective_measure(a, sup, entity)
     if measure is None:
         raise Unclear("could not tell what to rank by")
-    own_measure = isinstance(entity, Col) and entity == measure
+    # "who was hired last" asks for the rows; "what is the delivery date of the most recent
+    # delivery" for the date itself
+    own_measure = (isinstance(entity, Col) and entity == measure
+                   and a.question.tokens[0].low in ("who", "which"))
     if isinstance(entity, Col) and own_measure:
         # "who was hired last": the date ranks the rows of its table, it is not what is asked
         entity = entity.table
