@@ -27,15 +27,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from nl2sql.inflection import inflect_engine
+from nl2sql.schema.key_names import (
+    KEY_SUFFIXES,
+    MIN_ABBREVIATION,
+    glued_stem,
+    key_stem,
+    name_match,
+    spelled_key,
+)
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 from nl2sql.schema.naming import (
     ColumnNaming,
     SchemaNaming,
-    abbreviates,
-    is_english_word,
     read_columns,
     read_naming,
     read_table,
@@ -51,8 +55,6 @@ from nl2sql.schema.naming import (
 #: two name rules and the key reach it (0.3 + 0.35 + 0.15 = 0.8).
 THRESHOLD = 0.7
 
-#: Words that end a key's name: `customer_id`, `cust_code`, `order_no`, `item_number`, `custRef`.
-KEY_SUFFIXES = ("id", "key", "code", "no", "nr", "num", "number", "ref")
 
 _W = {
     "same_name": 0.3,
@@ -66,10 +68,8 @@ _W = {
     "range_within": 0.2,
 }
 _MOSTLY = 0.9  # share of referencing samples that must be found among the referenced ones
-_MIN_ABBREVIATION = 3  # `cus` abbreviates customers; one or two letters only with the same name
 _POPULATION = 200_000
 _UNIQUE_SHARE = 0.98
-_GLUED_SUFFIX = 3  # a key suffix this long may be glued to its stem (`custkey`, `deptcode`)
 
 
 @dataclass(frozen=True)
@@ -211,63 +211,24 @@ def _read_evidence(
     if same:
         evidence.append("same name")
         score += _W["same_name"]
-    stem = _key_stem(words) or _glued_stem(words, dst)
+    stem = key_stem(words) or glued_stem(words, dst)
     match = name_match(stem, dst) if stem else None
-    if not same and match and _spelled_key(words, target, dst):
+    if not same and match and spelled_key(words, target, dst):
         # `empDeptId` → `dptId` of tblDepartment: both the table's key, spelled by two codes
         same = True
         evidence.append("same name (the table's key, by its code)")
         score += _W["same_name"]
-    if stem and match and (match[1] or len(stem) >= _MIN_ABBREVIATION or same):
+    if stem and match and (match[1] or len(stem) >= MIN_ABBREVIATION or same):
         how, whole = match
         evidence.append(
             f"{col.name} {'is named after' if how == 'named' else 'abbreviates'} "
             f"{dst_name}" + ("" if whole else " (its last words)")
         )
         score += _W["named_after" if how == "named" else "abbreviates"] - (0 if whole else 0.1)
-    if not same and stem and stem in {_key_stem(w) for w in target.readings}:
+    if not same and stem and stem in {key_stem(w) for w in target.readings}:
         evidence.append(f"{col.name} and {target.name} share '{stem}'")  # `custRef` ↔ `custCode`
         score += _W["same_stem"]
     return evidence, score
-
-
-def name_match(stem: str, table: str | Sequence[str]) -> tuple[str, bool] | None:
-    """How a key's stem names a table: ("named" | "abbreviated", whole name?) or None.
-
-    `table` is a name (read alone: a namespace prefix such as `tbl` is left out) or the segments
-    of one without its prefix; a match on the name's last words only (`plant` of
-    `factory_plant`) is weaker than on all.
-
-    >>> name_match("cust", "tblCustomers"), name_match("plant", "factory_plant")
-    (('abbreviated', True), ('named', False))
-    """
-    core = list(read_table(table).core if isinstance(table, str) else table)
-    for i in range(len(core)):
-        words = core[i:]
-        glued = "".join(words[:-1])
-        if any(stem == glued + form for form in _inflections(words[-1])):
-            return "named", i == 0
-    for i in range(len(core)):
-        if _abbreviates(stem, core[i:]):
-            return "abbreviated", i == 0
-    return None
-
-
-def _abbreviates(stem: str, words: list[str]) -> bool:
-    """`cust` of customers, `w` of warehouse, `wz` of warehouse_zone — not `w` of warehouse_zone;
-    a stem that is no English word also by its consonants (`cst` of customers, `prd` of products)."""
-    initials = "".join(w[0] for w in words)
-    if len(words) > 1 and stem == initials:
-        return True
-    glued = "".join(words)
-    if glued.startswith(stem) and (len(words) == 1 or len(stem) > len(words[0])):
-        return True
-    return (
-        len(words) == 1
-        and len(stem) >= _MIN_ABBREVIATION
-        and not is_english_word(stem)
-        and abbreviates(stem, words)
-    )
 
 
 def _value_evidence(col: Column, target: Column) -> tuple[str, float] | tuple[()] | None:
@@ -312,7 +273,7 @@ def _key_columns(table: Table, naming: SchemaNaming | None = None) -> dict[str, 
             _kind(col)
             and _unique(table, col)
             and (
-                _own_name(table, col, naming) or _key_stem(_column_naming(table, col, naming).words)
+                _own_name(table, col, naming) or key_stem(_column_naming(table, col, naming).words)
             )
         ):
             out[col.name.lower()] = f"unique in {table.name}"
@@ -332,11 +293,11 @@ def inferred_key(table: Table, naming: SchemaNaming | None = None) -> str | None
     ]
     cores = {c.name: _column_naming(table, c, naming).words for c in named}
     # `store_id` over a unique `store_name`: the one with a key suffix identifies the row
-    keyish = [c for c in named if cores[c.name][-1] in KEY_SUFFIXES or _key_stem(cores[c.name])]
+    keyish = [c for c in named if cores[c.name][-1] in KEY_SUFFIXES or key_stem(cores[c.name])]
     # `workshop_id` over a unique `number` in workshop: a key that names its table says whose it is;
     # then an id over a unique `number` or code: an id is made to identify a row, while a number
     # the rows happen not to repeat is often something the business writes down
-    stemmed = [c for c in keyish if _key_stem(cores[c.name])]
+    stemmed = [c for c in keyish if key_stem(cores[c.name])]
     ids = [c for c in keyish if cores[c.name][-1] == "id" or c.name.lower().endswith("id")]
     for found in (stemmed, ids, keyish, named):
         if found:
@@ -363,7 +324,7 @@ def _own_name(table: Table, col: Column, naming: SchemaNaming | None = None) -> 
         return True
     core = _table_core(table, naming)
     for words in (read.words, read.segments):  # `teamRosterId` of teamRoster, its code kept
-        stem = _key_stem(words) or _glued_stem(words, core) or "".join(words[:-1])
+        stem = key_stem(words) or glued_stem(words, core) or "".join(words[:-1])
         if stem and name_match(stem, core) in (("named", True), ("abbreviated", True)):
             return True
     return False
@@ -400,57 +361,6 @@ def _integers(samples: Sequence[str]) -> list[int] | None:
     if not values or not all(v.isdigit() and len(v) < 19 for v in values):
         return None
     return [int(v) for v in values]
-
-
-def _spelled_key(words: Sequence[str], target: ColumnNaming, dst: Sequence[str]) -> bool:
-    """Whether a key's name and the referenced key's name are both "<the table> <suffix>", each
-    naming or abbreviating the table in its own way (`deptId`, `dptId` of department)."""
-    if len(words) < 2 or words[-1] not in KEY_SUFFIXES:
-        return False
-    for reading in target.readings:
-        stem = _key_stem(reading)
-        if len(reading) >= 2 and reading[-1] == words[-1] and stem and name_match(stem, dst):
-            return True
-    return False
-
-
-def _key_stem(words: Sequence[str]) -> str | None:
-    """The part of a key's name (its segments) before its suffix: `depotId` → "depot",
-    `bid` → "b"."""
-    if len(words) >= 2 and words[-1] in KEY_SUFFIXES:
-        return "".join(words[:-1])
-    if len(words) == 1 and words[0].endswith("id") and len(words[0]) > 2:
-        return words[0][:-2]  # `depotid`: only `id` is safe to unglue
-    return None
-
-
-def _glued_stem(words: Sequence[str], table: Sequence[str]) -> str | None:
-    """A one-word name glued to a longer key suffix (`custkey`, `deptcode`), ungued only when
-    the rest names or abbreviates the `table` it is matched with (`monkey` is no key)."""
-    if len(words) != 1:
-        return None
-    for suffix in KEY_SUFFIXES:
-        rest = words[0][: -len(suffix)]
-        if len(suffix) >= _GLUED_SUFFIX and words[0].endswith(suffix) and len(rest) >= 2:
-            if name_match(rest, table) is not None:
-                return rest
-    return None
-
-
-def split_words(name: str) -> list[str]:
-    """Lower-case words of an identifier (`naming.segments`): snake_case, camelCase, kebab and
-    spaces.
-
-    >>> split_words("tblCustomers_custID")
-    ['tbl', 'customers', 'cust', 'id']
-    """
-    return segments(name)
-
-
-@lru_cache(maxsize=4096)
-def _inflections(word: str) -> frozenset[str]:
-    singular = inflect_engine().singular_noun(word) or word  # False when the word is not a plural
-    return frozenset({word, singular, inflect_engine().plural_noun(singular)})
 
 
 def _one_direction(rels: list[InferredRelationship]) -> list[InferredRelationship]:

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from nl2sql.schema.key_names import split_words
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
 from nl2sql.schema.naming import ColumnNaming, SchemaNaming, read_naming
-from nl2sql.schema.relationships import InferredRelationship, infer_relationships, split_words
+from nl2sql.schema.relationships import InferredRelationship, infer_relationships
 from nl2sql.semantic.check import join_kind
 
 if TYPE_CHECKING:
@@ -215,7 +216,8 @@ def _names_key_of(
     (`sent_by_carrier_id` → carrier) or with its key's (`targetpageid` → page.pageid), and holds
     values of the same kind. Names are read without a table code (`read`) or a namespace
     prefix (`dst_core`, the words of dst's name without it)."""
-    from nl2sql.schema.relationships import KEY_SUFFIXES, inferred_key, name_match
+    from nl2sql.schema.key_names import KEY_SUFFIXES, name_match
+    from nl2sql.schema.relationships import inferred_key
 
     kind = join_kind(col)
     if kind not in ("number", "text"):

@@ -109,7 +109,7 @@ def meaning_term(word: str, ref: str, snapshot: SchemaSnapshot, evidence: str) -
 
 def term_suggestions(word: str, snapshot: SchemaSnapshot) -> list[Suggestion]:
     """`terms` entries mapping `word` to the nearest tables, columns and stored values."""
-    from nl2sql.schema.relationships import split_words
+    from nl2sql.schema.key_names import split_words
 
     scored: list[tuple[float, str, dict[str, Any], str]] = []
     low = word.lower()

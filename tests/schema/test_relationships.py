@@ -9,8 +9,9 @@ import pytest
 
 from nl2sql.datasources.duckdb import DuckDBAdapter
 from nl2sql.datasources.sqlite import SQLiteAdapter
+from nl2sql.schema.key_names import name_match, split_words
 from nl2sql.schema.models import Column, SchemaSnapshot, Table
-from nl2sql.schema.relationships import THRESHOLD, infer_relationships, name_match, split_words
+from nl2sql.schema.relationships import THRESHOLD, infer_relationships
 
 
 def _sqlite(tmp_path, ddl: str):

@@ -25,16 +25,10 @@ from nl2sql.reasoning.offline.catalog.segments import (
 )
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
+from nl2sql.schema.key_names import KEY_SUFFIXES, name_match, split_words
 from nl2sql.schema.models import Cardinality, Column, SchemaSnapshot, Table, many_ends
 from nl2sql.schema.naming import SchemaNaming, is_english_word, read_naming
-from nl2sql.schema.relationships import (
-    KEY_SUFFIXES,
-    holds_every_row_once,
-    infer_relationships,
-    inferred_key,
-    name_match,
-    split_words,
-)
+from nl2sql.schema.relationships import holds_every_row_once, infer_relationships, inferred_key
 
 _LABEL_WORDS = ("nam", "titl", "label")
 _MAX_VALUE_WORDS = 6

@@ -102,7 +102,7 @@ def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
         return False
     prev = tokens[tok.index - 1]
     lemma = verb_lemma(prev.low) if prev.kind == "word" else None
-    if lemma is None or lemma in _COPULAS or (prev.canon, tok.canon) in idx.phrases:
+    if lemma is None or lemma in _LIGHT_VERBS or (prev.canon, tok.canon) in idx.phrases:
         return False
     if "ADJ" in parts_of_speech(tok.low) or not is_noun(tok.low):
         return False  # "be active", "run late": a predicate, which conditions read
@@ -111,7 +111,7 @@ def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
     return bool(wordnet.senses(f"{lemma} {tok.low}", "v", 1))
 
 
-_COPULAS = frozenset({"be", "have", "do", "get", "become"})
+_LIGHT_VERBS = frozenset({"be", "have", "do", "get", "become"})  # "be active" is no phrasal verb
 _DETERMINERS = frozenset("the a an each every its their his her our your whose".split())
 
 
@@ -204,7 +204,7 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
             if (
                 size == 1
                 and not _bare_letter(tokens, span[0])
-                and not _acronym(span[0])
+                and not _in_capitals(span[0])
                 and (
                     span[0].low in STOP
                     or span[0].low in FRAME
@@ -238,9 +238,10 @@ def _bare_letter(tokens: list[Token], tok: Token) -> bool:
     return nxt is None or nxt.kind == "punct" or nxt.low in ("or", "and", "nor")
 
 
-def _acronym(tok: Token) -> bool:
-    """ "the IT department", "staff in HR": a word written in capitals after the first one is a
-    name (looked up among the stored values), not the pronoun or preposition it spells."""
+def _in_capitals(tok: Token) -> bool:
+    """ "staff in HR", "clients that are VIP": a word written in capitals after the first one is
+    looked up among the stored values even where it also names a column (a function word in
+    capitals, "the IT department", is a literal already: `text.tokenize`)."""
     return tok.index > 0 and len(tok.text) >= 2 and tok.text.isalpha() and tok.text.isupper()
 
 

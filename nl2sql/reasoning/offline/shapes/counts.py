@@ -12,7 +12,8 @@ from nl2sql.reasoning.offline.shapes.roles import referenced
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words import cues as C
-from nl2sql.schema.relationships import KEY_SUFFIXES, holds_every_row_once, split_words
+from nl2sql.schema.key_names import KEY_SUFFIXES, split_words
+from nl2sql.schema.relationships import holds_every_row_once
 
 _DISTINCT = {"different", "distinct", "unique"}
 _COUNT_SUFFIXES = {"num", "number", "nr", "no"}  # `page_num` may hold a count; `ref`, `id` never
