@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nl2sql.reasoning.base import AnswerabilityResponse
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
-from nl2sql.reasoning.offline.linking.linker import Linking, link
+from nl2sql.reasoning.offline.linking.linker import Linking, link_words
 from nl2sql.reasoning.offline.words.scan import Scan, scan
 from nl2sql.reasoning.offline.words.text import FRAME, STOP, Token
 from nl2sql.schema.models import SchemaSnapshot
@@ -56,7 +56,7 @@ def check(
         )
     scored: list[tuple[float, int, str, Linking]] = []
     for pos, (ds_id, snapshot) in enumerate(datasources.items()):
-        linking = link(s.tokens, cache.get(snapshot), s.taken)
+        linking = link_words(s.tokens, cache.get(snapshot), s.taken)
         scored.append((link_score(linking), pos, ds_id, linking))
     # "the most recent order": a frame word ("order", "number") that is a table's own name
     # makes the message about data

@@ -25,7 +25,7 @@ from nl2sql.plan import PlanModel, is_aggregate
 from nl2sql.reasoning.offline.across import decompose_across
 from nl2sql.reasoning.offline.answerability import link_score
 from nl2sql.reasoning.offline.catalog.cache import IndexCache
-from nl2sql.reasoning.offline.linking.linker import link
+from nl2sql.reasoning.offline.linking.linker import link_words
 from nl2sql.reasoning.offline.plan.planner import Outcome
 from nl2sql.reasoning.offline.split import Split, split_question
 from nl2sql.reasoning.offline.words.scan import scan
@@ -73,7 +73,7 @@ def _single(
     s = scan(question)
     ranked = sorted(
         (
-            (link_score(link(s.tokens, cache.get(snap), s.taken)), pos, ds)
+            (link_score(link_words(s.tokens, cache.get(snap), s.taken)), pos, ds)
             for pos, (ds, snap) in enumerate(datasources.items())
         ),
         key=lambda x: (-x[0], x[1]),

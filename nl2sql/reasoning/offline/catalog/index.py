@@ -9,6 +9,7 @@ costs dictionary look-ups; `naming.py` reads identifiers into words and columns 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from nl2sql.reasoning.offline.catalog.naming import (
     DATE_WORDS,
@@ -100,6 +101,8 @@ class SchemaIndex:
     max_phrase: int = 1
     naming: SchemaNaming = field(default_factory=SchemaNaming)  # prefixes and table codes
     _inferred_keys: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    # the look-up-free linkings of the last questions (linker.link_words), by tokens and taken
+    linked: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def column(self, table: str, name: str) -> Column | None:
         return self.tables[table].column(name) if table in self.tables else None

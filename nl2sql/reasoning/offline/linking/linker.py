@@ -48,7 +48,24 @@ from nl2sql.reasoning.offline.words.text import (
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
-__all__ = ["Linking", "Mention", "ValueMatch", "link"]
+__all__ = ["Linking", "Mention", "ValueMatch", "link", "link_words"]
+
+#: how many questions' look-up-free linkings an index remembers
+_REMEMBERED = 32
+
+
+def link_words(tokens: list[Token], idx: SchemaIndex, consumed: set[int]) -> Linking:
+    """`link` without value look-ups, remembered by the index for its last few questions: the
+    answerability check and the decomposition rank every datasource by this same linking. The
+    result is shared between its callers: read it, never change it."""
+    key = (tuple(tokens), frozenset(consumed))
+    found = idx.linked.get(key)
+    if found is None:
+        found = link(tokens, idx, consumed)
+        if len(idx.linked) >= _REMEMBERED:
+            idx.linked.pop(next(iter(idx.linked)), None)
+        idx.linked[key] = found
+    return found
 
 
 def link(

@@ -10,8 +10,10 @@ lemminflect (and its dictionaries) load on first use, not at import; synonyms co
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from nl2sql.inflection import inflect_engine
@@ -53,12 +55,13 @@ FRAME = frozenset(
 )
 
 
-def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    """lemminflect's lemmas of `word` by part of speech (its dictionary loads on the first call)."""
+@lru_cache(maxsize=65536)
+def _lemmas(word: str) -> Mapping[str, tuple[str, ...]]:
+    """lemminflect's lemmas of `word` by part of speech (its dictionary loads on the first call),
+    read-only: one look-up per word and process (lemminflect deep-copies its entry each time)."""
     from lemminflect import getAllLemmas  # type: ignore[import-untyped]
 
-    found: dict[str, tuple[str, ...]] = getAllLemmas(word)
-    return found
+    return MappingProxyType(getAllLemmas(word))
 
 
 def parts_of_speech(word: str) -> frozenset[str]:
