@@ -114,6 +114,14 @@ def _segmenter() -> Any:
     from symspellpy.suggest_item import SuggestItem  # type: ignore[import-untyped]
 
     class ExactSpeller(SymSpell):  # type: ignore[misc]
+        def load_words(self, text: str) -> None:
+            """`term count` lines into the word table (what load_dictionary keeps at distance 0)."""
+            for line in text.splitlines():
+                term, _, count = line.partition(" ")
+                if term and count.strip().isdigit():
+                    self._words[term] = int(count)
+            self._max_length = max(map(len, self._words), default=0)
+
         def lookup(self, phrase: str, verbosity: Any, max_edit_distance: int | None = None,
                    **_: Any) -> list[Any]:
             count = self._words.get(phrase)
@@ -121,12 +129,8 @@ def _segmenter() -> Any:
 
     with _SEGMENTER_LOCK:
         speller = ExactSpeller(max_dictionary_edit_distance=0, prefix_length=7)
-        text = (files("symspellpy") / "frequency_dictionary_en_82_765.txt").read_text("utf-8")
-        for line in text.splitlines():
-            term, _, count = line.partition(" ")
-            if term and count.strip().isdigit():
-                speller._words[term] = int(count)
-        speller._max_length = max(map(len, speller._words), default=0)
+        speller.load_words(
+            (files("symspellpy") / "frequency_dictionary_en_82_765.txt").read_text("utf-8"))
         return speller
 
 
