@@ -40,6 +40,7 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     irregular_verb,
     is_noun,
+    is_past_participle,
     is_superlative,
     noun_lemmas,
     parts_of_speech,
@@ -92,7 +93,7 @@ def link(
     synonym_mentions(tokens, idx, rest, used, out)
     close_values(tokens, idx, rest, used, out, lookup)
     out.lexical += [t for t in rest if t.index not in used and is_lexical(t)
-                    and not _used_as_noun(tokens, t)]
+                    and not _used_as_noun(tokens, t) and not _state_of_one_entity(tokens, t, out)]
     used.update(t.index for t in out.lexical)
     left = [t for t in rest if t.index not in used and t.low not in FRAME]
     for rel in relation_verbs(tokens, idx, out, left):
@@ -105,6 +106,10 @@ def link(
     out.value_like = [t for t in out.unexplained if looks_like_value(tokens, t)]
     out.values.sort(key=lambda v: v.start)
     return out
+
+
+#: the forms of "be" that make a participle after them passive ("have been delivered")
+_PASSIVE_AUXILIARIES = frozenset("be been being is are was were".split())
 
 
 def is_lexical(tok: Token) -> bool:
@@ -130,6 +135,21 @@ def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
 
 _LIGHT_VERBS = frozenset({"be", "have", "do", "get", "become"})  # "be active" is no phrasal verb
 _DETERMINERS = frozenset("the a an each every its their his her our your whose".split())
+
+
+def _state_of_one_entity(tokens: list[Token], tok: Token, out: Linking) -> bool:
+    """A relation verb in the passive that ends the question, about the one entity it names
+    ("how many shipments have been delivered?"): no second entity for it to relate and no
+    complement ("produced in 1980", "shared by two people") that says what it means, so it
+    says which rows count — a condition the verb lexicon cannot supply."""
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    if prev is None or prev.low not in _PASSIVE_AUXILIARIES or not is_past_participle(tok.low):
+        return False
+    if any(t.kind != "punct" for t in tokens[tok.index + 1:]):
+        return False
+    named = {m.candidates[0].table for m in out.mentions if m.candidates}
+    named |= {table for v in out.values for table, *_ in v.options[:1]}
+    return len(named) < 2
 
 
 def _used_as_noun(tokens: list[Token], tok: Token) -> bool:

@@ -122,9 +122,15 @@ def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
     if cue is None or cue[0] not in ("sum", "avg") or q.in_subquery is not None:
         return
     nested = any(c.values and isinstance(c.values[0], Query) for c in q.where)
-    if not nested and not any(isinstance(t, Agg) for t in _targets(q)):
-        word = s.tokens[cue[1]].text
+    if nested:
+        return
+    aggregates = [t for t in _targets(q) if isinstance(t, Agg)]
+    word = s.tokens[cue[1]].text
+    if not aggregates:
         raise Unclear(f"'{word}' asks for an aggregate, but the plan computes none")
+    if cue[0] == "avg" and not any(t.func == "avg" for t in aggregates):
+        # "on average, how many parcels does a shipment have": a count of all rows is not it
+        raise Unclear(f"'{word}' asks for an average, but the plan computes none")
 
 
 def _aggregate_word_in_a_name(s: Scan, q: Query, named: set[int]) -> None:

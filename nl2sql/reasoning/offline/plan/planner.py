@@ -265,7 +265,8 @@ def _counted_per_own_name(q: Query, idx: SchemaIndex) -> str:
     """The table whose rows `q` counts while grouping by that table's own key or name ("" when
     none): such a count is 1 in every group, so the question meant another grouping."""
     grouped = {(t.table, t.column) for t in q.group if isinstance(t, Col)}
-    for t, _ in q.select:
+    # the count shown, or the one that ranks the groups ("the most popular treatment")
+    for t in [t for t, _ in q.select] + [t for t, _ in q.order]:
         if not isinstance(t, Agg) or t.func != "count" or t.metric is not None:
             continue
         if t.col is not None and t.col.column not in idx.pk(t.table):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from nl2sql.reasoning.offline.shapes.combine import combine
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
 from nl2sql.reasoning.offline.shapes.conditions import value_conditions
-from nl2sql.reasoning.offline.shapes.date_conditions import date_conditions
+from nl2sql.reasoning.offline.shapes.date_conditions import GUESSED_DATE_PENALTY, date_conditions
 from nl2sql.reasoning.offline.shapes.flags import flag_conditions
 from nl2sql.reasoning.offline.shapes.negation import negated_conditions
 from nl2sql.reasoning.offline.shapes.spec import Agg, Cond, Query, Unclear
@@ -33,7 +33,7 @@ def conditions(a: Analysis, q: Query) -> list[tuple[NumCue, Agg]]:
     nconds, having = numeric_conditions(
         [c for c in scan.nums if c.start not in no_nums], mentions, a.res, tokens, a.used, values
     )
-    dates = date_conditions(
+    dates, guessed = date_conditions(
         [d for d in scan.dates if not d.tokens or min(d.tokens) not in no_dates],
         mentions,
         a.res,
@@ -42,6 +42,7 @@ def conditions(a: Analysis, q: Query) -> list[tuple[NumCue, Agg]]:
         a.used,
         a.notes,
     )
+    a.penalty += GUESSED_DATE_PENALTY * guessed
     q.where += combine(a, q, flags + conds + nconds + dates)
     _check_nested_scope(q.where)
     return having

@@ -3,7 +3,8 @@
 A date condition applies to a date column named beside it, else to a date column of the table
 named just before it, else of the root table (then the tables the root references); among several
 date columns the one whose words the question uses wins, then the one named after its own table,
-else the first declared (reported). A number column named a year takes whole years only.
+else the first declared (reported, and counted as a guess: the caller lowers its confidence).
+A number column named a year takes whole years only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Part, Unclear, iso
 from nl2sql.reasoning.offline.words.dates import DateCond
 from nl2sql.reasoning.offline.words.text import Token
 
+#: confidence lost to a date column taken as the first declared of several: a guess that sends
+#: the reading to "did you mean …?" rather than stating its number ("cancelled in 2025" counted
+#: by the start date)
+GUESSED_DATE_PENALTY = 0.5
+
 
 def date_conditions(
     dates: list[DateCond],
@@ -25,9 +31,11 @@ def date_conditions(
     tokens: list[Token],
     used: set[int],
     notes: list[str],
-) -> list[Cond]:
-    """Range or part-of-year conditions on the right date column."""
+) -> tuple[list[Cond], int]:
+    """Range or part-of-year conditions on the right date column, and how many of them took
+    the first declared of several date columns that no word of the question names."""
     conds: list[Cond] = []
+    noted = len(notes)
     words = {t.canon for t in tokens if t.kind == "word"}
     for d in dates:
         first = min(d.tokens) if d.tokens else 0
@@ -47,7 +55,7 @@ def date_conditions(
                 )
             )
         conds[start].pos = first
-    return conds
+    return conds, len(notes) - noted
 
 
 def _date_column(

@@ -109,9 +109,36 @@ def _listing_query(a: Analysis) -> Query:
         any(t.low in _DISTINCT for t in a.question.tokens)
         or _value_set(a, by_column)
         or _value_set(a, _which_column(a, shown))
+        or (not having and _shown_through_references(a, q.root, shown))
     )
     q.order = finish_order(q, order, shown_default)
     return q
+
+
+def _shown_through_references(a: Analysis, root: str, shown: list[Target]) -> bool:
+    """ "The companies that have an active subscription", read over subscriptions: every column
+    shown belongs to a table the root rows refer to (many subscriptions to one company), so
+    each of its rows would be listed once per referring row; the entities are asked for once."""
+    idx = a.question.idx
+    tables = {t.table for t in shown if isinstance(t, Col)}
+    if not tables or len(tables) != len(shown) or root in tables or _of_root(a, root):
+        return False
+    referenced = {e.dst for e in idx.edges + idx.inferred if e.src == root and e.fans_out(e.dst)}
+    return tables <= referenced
+
+
+def _of_root(a: Analysis, root: str) -> bool:
+    """ "The model of the car whose weight …", "the model for the car with …": the root rows are
+    named as the owners of what is shown, so it is shown once per root row."""
+    tokens = a.question.tokens
+    for m in a.question.mentions:
+        if not any(e.table == root for e in m.candidates[:1]):
+            continue
+        before = [t.low for t in tokens[max(0, m.start - 3) : m.start]
+                  if t.low not in ("the", "a", "an", "each", "every", "their", "its")]
+        if before[-1:] in (["of"], ["for"]):
+            return True
+    return False
 
 
 def _wants_all_columns(a: Analysis) -> bool:

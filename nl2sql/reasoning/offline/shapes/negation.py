@@ -18,7 +18,7 @@ from nl2sql.reasoning.offline.linking.linker import ValueMatch
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
 from nl2sql.reasoning.offline.shapes.conditions import value_conditions
-from nl2sql.reasoning.offline.shapes.date_conditions import date_conditions
+from nl2sql.reasoning.offline.shapes.date_conditions import GUESSED_DATE_PENALTY, date_conditions
 from nl2sql.reasoning.offline.shapes.scopes import Scope
 from nl2sql.reasoning.offline.shapes.spec import Col, Query, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
@@ -99,9 +99,9 @@ def _anti_join(
     if having:
         raise Unclear(f"could not negate '{a.question.text(scope.cue, scope.end)}'")
     date_root = next((t for t in tables if t), q.root)
-    sub.where = (
-        conds + nconds + date_conditions(dates, mentions, a.res, date_root, tokens, a.used, a.notes)
-    )
+    dated, guessed = date_conditions(dates, mentions, a.res, date_root, tokens, a.used, a.notes)
+    a.penalty += GUESSED_DATE_PENALTY * guessed
+    sub.where = conds + nconds + dated
     a.notes += notes
     return key, sub
 
