@@ -32,6 +32,8 @@ _REACH = 4
 _CLAUSE = 12
 #: what comes right before a bare verb that is also a noun: a relative pronoun or an auxiliary
 _VERB_LEADS = frozenset("who that which do does did to can could will would".split())
+#: what opens a question whose object comes before its subject and verb
+_WH_OPENERS = frozenset("how which what".split())
 #: a bridge table at most: a longer path is no longer what one verb says
 _MAX_HOPS = 2
 
@@ -46,6 +48,12 @@ def relation_verbs(
             continue
         after = _entity_after(tokens, linking, tok.index)
         before = _entities_before(tokens, linking, tok.index)
+        if not after and _fronted_object(tokens, tok.index) and len(before) > 1:
+            # "how many loans has each branch handled?": the subject is the entity right before
+            # the verb, its object the one the wh-word put first
+            subject = max(before)
+            after = [table for end, table in before if end < subject[0] and table != subject[1]]
+            before = [subject]
         if not before or max(before)[1] in after:
             continue  # "the journal named …": a verb between an entity and its own value
         paths = [
@@ -71,6 +79,16 @@ def _verb_here(tokens: list[Token], linking: Linking, tok: Token) -> bool:
     prev = tokens[tok.index - 1] if tok.index else None
     subject_ends = {m.end for m in linking.mentions if m.tables()}
     return prev is not None and (tok.index in subject_ends or prev.low in _VERB_LEADS)
+
+
+def _fronted_object(tokens: list[Token], at: int) -> bool:
+    """The verb at `at` ends a one-clause question that opens with its object ("how many loans
+    …", "which books … borrowed?"): nothing but punctuation follows it, and no "and", "or" or
+    comma starts another clause before it ("which users …, and how many reviews have they
+    posted?" is two questions)."""
+    return (bool(tokens) and tokens[0].low in _WH_OPENERS
+            and all(t.kind == "punct" for t in tokens[at + 1 :])
+            and not any(t.kind == "punct" or t.low in ("and", "or") for t in tokens[1:at]))
 
 
 def _clear(tokens: list[Token], start: int, end: int, reach: int) -> bool:

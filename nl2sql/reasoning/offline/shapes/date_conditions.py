@@ -81,12 +81,21 @@ def _date_column(
     tables = ([named_table] if named_table else []) + [root] + res.context
     # then the tables the root references: an order line's date is its order's date
     tables += [e.dst for e in sorted(idx.edges, key=lambda e: e.rank) if e.src == root]
-    for table in dict.fromkeys(tables):
+    tables = list(dict.fromkeys(tables))
+    for table in tables:
         cols = idx.date_columns(table) or _year_columns(idx, table)
         if not cols:
             continue
         own = {"dat", "time"} | set(idx.table_words[table])
         said = [c for c in cols if (set(idx.col_words[(table, c)]) - own) & words]
+        near = [e.src if e.dst == table else e.dst for e in idx.edges + idx.inferred
+                if table in (e.src, e.dst)]
+        dated = [t for t in dict.fromkeys(tables + near) if t != table and idx.date_columns(t)]
+        if not said and not idx.date_columns(table) and dated:
+            # "titles borrowed … in 2025": a year a book holds, or the date of the loan?
+            notes.append(f"{table} holds only a year ({cols[0]}), {dated[0]} has dates; "
+                         f"used {cols[0]}")
+            return Col(table, cols[0])
         # "loan_date" of loans: the date named after its own table is the row's date
         named = [c for c in cols if set(idx.table_words[table]) & set(idx.col_words[(table, c)])]
         for pick in (said, named, cols):

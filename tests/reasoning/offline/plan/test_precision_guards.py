@@ -3,7 +3,7 @@ dropped as a mere relation ("how many shipments have been delivered" counted eve
 "on average" answered by a count, a date condition put on the first of several date columns, a
 ranking by a count of the ranked table's own rows (one per group), and a listing of entities
 repeated once per row that refers to them. Schemas are built here: UPPER_SNAKE without declared
-keys, camelCase with them, PascalCase."""
+keys, camelCase with them, PascalCase, snake_case with a table code on every column."""
 
 from __future__ import annotations
 
@@ -43,12 +43,24 @@ _PASCAL = """
         (4, 2, '2025-01-04'), (5, 3, '2025-01-05');
 """
 
+_CODED = """
+    CREATE TABLE lib_branch (brn_id INTEGER PRIMARY KEY, brn_name TEXT);
+    INSERT INTO lib_branch VALUES (1, 'Central'), (2, 'Harbour');
+    CREATE TABLE lib_book (bok_id INTEGER PRIMARY KEY, bok_title TEXT, bok_published_year INTEGER);
+    INSERT INTO lib_book VALUES (1, 'Dune', 1965), (2, 'Emma', 2025), (3, 'Ulysses', 1922);
+    CREATE TABLE lib_loan (lon_id INTEGER PRIMARY KEY, lon_bok_id INTEGER, lon_brn_id INTEGER,
+        lon_loaned_on TEXT);
+    INSERT INTO lib_loan VALUES (1, 1, 1, '2025-02-01'), (2, 3, 1, '2025-03-01'),
+        (3, 2, 2, '2024-05-01'), (4, 1, 2, '2025-06-01'), (5, 2, 1, '2024-01-09');
+"""
+
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory, sqlite_sources):
     folder = tmp_path_factory.mktemp("guards")
     return nl2sql.connect(
-        sources=sqlite_sources(folder, {"upper": _UPPER, "camel": _CAMEL, "pascal": _PASCAL}),
+        sources=sqlite_sources(folder, {"upper": _UPPER, "camel": _CAMEL, "pascal": _PASCAL,
+                                              "coded": _CODED}),
         settings={"project_dir": str(folder / "p")},
     )
 
@@ -97,3 +109,20 @@ def test_entities_listed_through_the_rows_that_refer_to_them_come_once(session):
     result = session.ask("List the companies that have an active Enterprise subscription.",
                          datasource="camel")
     assert _rows(result) == [("Acme",), ("Crux",)]  # Acme has two such subscriptions
+
+
+def test_a_verb_after_its_subject_relates_the_object_the_question_opened_with(session):
+    # "how many loans has each branch handled?": loans first, then the branch and its verb
+    result = session.ask("How many loans has each branch handled?", datasource="coded")
+    assert _rows(result) == [("Central", 3), ("Harbour", 2)]
+
+
+def test_a_year_of_the_rows_is_not_taken_for_the_date_of_the_related_event(session):
+    # a book's publication year, or the loan's date? the loans have dates, nothing says which
+    result = session.ask("Which titles were borrowed at Central in 2025?", datasource="coded")
+    assert result.status == "needs_clarification"
+
+
+def test_a_year_column_the_question_names_is_answered(session):
+    result = session.ask("Which titles were published in 2025?", datasource="coded")
+    assert _rows(result) == [("Emma",)]
