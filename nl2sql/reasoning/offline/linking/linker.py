@@ -118,18 +118,22 @@ def is_lexical(tok: Token) -> bool:
 
 
 def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
-    """The noun of a verb phrase WordNet lists as one verb ("took place", "take part"): part of
-    the verb, no schema word — unless the two words are a phrase of the schema."""
+    """The noun or particle of a verb phrase WordNet lists as one verb ("took place", "take
+    part", "sent out"): part of the verb, no schema word — unless the two words are a phrase of
+    the schema."""
     if tok.index == 0 or tok.kind != "word":
         return False
     prev = tokens[tok.index - 1]
     lemma = verb_lemma(prev.low) if prev.kind == "word" else None
     if lemma is None or lemma in _LIGHT_VERBS or (prev.canon, tok.canon) in idx.phrases:
         return False
-    if "ADJ" in parts_of_speech(tok.low) or not is_noun(tok.low):
-        return False  # "be active", "run late": a predicate, which conditions read
     from nl2sql.reasoning.offline.words import wordnet
 
+    pos = parts_of_speech(tok.low)
+    if "ADV" in pos and wordnet.senses(f"{lemma} {tok.low}", "v", 1):
+        return True  # a particle of a verb WordNet lists as one ("send out", "check out")
+    if "ADJ" in pos or not is_noun(tok.low):
+        return False  # "be active", "run late": a predicate, which conditions read
     return bool(wordnet.senses(f"{lemma} {tok.low}", "v", 1))
 
 

@@ -14,11 +14,14 @@ import nl2sql
 _UPPER = """
     CREATE TABLE CARRIER (CARRIER_ID INTEGER PRIMARY KEY, CARRIER_NAME TEXT);
     INSERT INTO CARRIER VALUES (1, 'Swift'), (2, 'Polar'), (3, 'Delta Freight');
+    CREATE TABLE WAREHOUSE (WAREHOUSE_CODE TEXT PRIMARY KEY, WAREHOUSE_NAME TEXT);
+    INSERT INTO WAREHOUSE VALUES ('W1', 'Rotterdam North'), ('W2', 'Antwerp Dock'),
+        ('W3', 'Ghent Inland');
     CREATE TABLE SHIPMENT (SHIPMENT_ID INTEGER PRIMARY KEY, CARRIER_ID INTEGER,
-        SHIP_DATE TEXT, DELIVERY_DATE TEXT, STATUS TEXT);
-    INSERT INTO SHIPMENT VALUES (1, 1, '2025-01-02', '2025-01-05', 'D'),
-        (2, 1, '2025-01-03', NULL, 'T'), (3, 2, '2025-02-01', '2025-02-09', 'D'),
-        (4, 3, '2025-02-02', NULL, 'P'), (5, 2, '2025-03-01', '2025-03-02', 'D');
+        WAREHOUSE_CODE TEXT, SHIP_DATE TEXT, DELIVERY_DATE TEXT, STATUS TEXT);
+    INSERT INTO SHIPMENT VALUES (1, 1, 'W1', '2025-01-02', '2025-01-05', 'D'),
+        (2, 1, 'W1', '2025-01-03', NULL, 'T'), (3, 2, 'W2', '2025-02-01', '2025-02-09', 'D'),
+        (4, 3, 'W1', '2025-02-02', NULL, 'P'), (5, 2, 'W2', '2025-03-01', '2025-03-02', 'D');
     CREATE TABLE PARCEL (PARCEL_ID INTEGER PRIMARY KEY, SHIPMENT_ID INTEGER, WEIGHT_KG REAL);
     INSERT INTO PARCEL VALUES (1, 1, 2.5), (2, 1, 4.0), (3, 2, 1.0), (4, 3, 7.5), (5, 5, 3.0);
 """
@@ -126,3 +129,9 @@ def test_a_year_of_the_rows_is_not_taken_for_the_date_of_the_related_event(sessi
 def test_a_year_column_the_question_names_is_answered(session):
     result = session.ask("Which titles were published in 2025?", datasource="coded")
     assert _rows(result) == [("Emma",)]
+
+
+def test_a_verb_particle_wordnet_lists_is_part_of_the_verb(session):
+    # "send out" is one verb to WordNet: "out" names nothing of the schema
+    result = session.ask("Which warehouses have never sent out a shipment?", datasource="upper")
+    assert _rows(result) == [("Ghent Inland",)]
