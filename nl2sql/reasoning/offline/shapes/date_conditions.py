@@ -88,9 +88,9 @@ def _date_column(
             continue
         own = {"dat", "time"} | set(idx.table_words[table])
         said = [c for c in cols if (set(idx.col_words[(table, c)]) - own) & words]
-        near = [e.src if e.dst == table else e.dst for e in idx.edges + idx.inferred
-                if table in (e.src, e.dst)]
-        dated = [t for t in dict.fromkeys(tables + near) if t != table and idx.date_columns(t)]
+        linked = [e.src if e.dst == table else e.dst for e in idx.edges + idx.inferred
+                  if table in (e.src, e.dst)]
+        dated = [t for t in dict.fromkeys(tables + linked) if t != table and idx.date_columns(t)]
         if not said and not idx.date_columns(table) and dated:
             # "titles borrowed … in 2025": a year a book holds, or the date of the loan?
             notes.append(f"{table} holds only a year ({cols[0]}), {dated[0]} has dates; "
