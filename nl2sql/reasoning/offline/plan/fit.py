@@ -12,6 +12,7 @@ schema graph only; they hold no words of any particular database.
 from __future__ import annotations
 
 from nl2sql.inflection import is_plural
+from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.linking.linker import Linking, Mention
 from nl2sql.reasoning.offline.plan.joins import JoinTree
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
@@ -34,6 +35,7 @@ def check_fit(
     _echoes_the_question(q)
     _aggregate_word_in_a_name(s, q, named)
     _asked_aggregate(s, q, named)
+    _summed_flag(s, q, res)
     _ranked_repeated_rows(q, tree)
     _property_of_other_entity(s, mentions, res, q)
 
@@ -131,6 +133,19 @@ def _asked_aggregate(s: Scan, q: Query, named: set[int]) -> None:
     if cue[0] == "avg" and not any(t.func == "avg" for t in aggregates):
         # "on average, how many parcels does a shipment have": a count of all rows is not it
         raise Unclear(f"'{word}' asks for an average, but the plan computes none")
+
+
+def _summed_flag(s: Scan, q: Query, res: Resolver) -> None:
+    """ "How much did we refund?" summed over a yes/no column (`PAY_IS_REFUND`): the sum of a
+    flag counts its true rows, which answers "how many" ("how many active customers"), not an
+    amount."""
+    words = [t.low for t in s.tokens]
+    if any(a == "how" and b == "many" for a, b in zip(words, words[1:], strict=False)):
+        return
+    for t in _targets(q):
+        if isinstance(t, Agg) and t.func == "sum" and t.col is not None and t.metric is None \
+                and flag_values(res.idx, t.col.table, t.col.column) is not None:
+            raise Unclear(f"{t.col.ref} is a yes/no column: its sum counts rows, not an amount")
 
 
 def _aggregate_word_in_a_name(s: Scan, q: Query, named: set[int]) -> None:

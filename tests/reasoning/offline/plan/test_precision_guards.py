@@ -22,6 +22,8 @@ _UPPER = """
     INSERT INTO SHIPMENT VALUES (1, 1, 'W1', '2025-01-02', '2025-01-05', 'D'),
         (2, 1, 'W1', '2025-01-03', NULL, 'T'), (3, 2, 'W2', '2025-02-01', '2025-02-09', 'D'),
         (4, 3, 'W1', '2025-02-02', NULL, 'P'), (5, 2, 'W2', '2025-03-01', '2025-03-02', 'D');
+    CREATE TABLE PAYMENT (PAYMENT_ID INTEGER PRIMARY KEY, PAYMENT_AMOUNT REAL, IS_REFUND INTEGER);
+    INSERT INTO PAYMENT VALUES (1, 120.0, 0), (2, 40.0, 1), (3, 75.5, 0), (4, 15.0, 1);
     CREATE TABLE PARCEL (PARCEL_ID INTEGER PRIMARY KEY, SHIPMENT_ID INTEGER, WEIGHT_KG REAL);
     INSERT INTO PARCEL VALUES (1, 1, 2.5), (2, 1, 4.0), (3, 2, 1.0), (4, 3, 7.5), (5, 5, 3.0);
 """
@@ -135,3 +137,15 @@ def test_a_verb_particle_wordnet_lists_is_part_of_the_verb(session):
     # "send out" is one verb to WordNet: "out" names nothing of the schema
     result = session.ask("Which warehouses have never sent out a shipment?", datasource="upper")
     assert _rows(result) == [("Ghent Inland",)]
+
+
+def test_an_amount_is_never_the_sum_of_a_yes_no_column(session):
+    # the sum of IS_REFUND is the number of refunds (2), not the amount refunded (55.0)
+    result = session.ask("How much did we refund?", datasource="upper")
+    assert result.status != "success"
+    assert "yes/no" in result.first_error.message
+
+
+def test_how_many_with_a_flag_still_counts_its_rows(session):
+    result = session.ask("How many active subscriptions do we have?", datasource="camel")
+    assert _rows(result) == [(3,)]
