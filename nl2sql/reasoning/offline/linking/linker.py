@@ -27,25 +27,22 @@ from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
+from nl2sql.reasoning.offline.linking.lexical import DETERMINERS, lexicon_explains, phrasal_object
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.linking.synonyms import synonym_mentions
 from nl2sql.reasoning.offline.words.cues import order_cue
-from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
     STOP,
     Token,
     canon,
     irregular_verb,
-    is_noun,
-    is_past_participle,
     is_superlative,
     noun_lemmas,
     parts_of_speech,
     split_identifier,
-    verb_lemma,
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
@@ -92,8 +89,7 @@ def link(
         lookup_words(tokens, idx, rest, used, out, lookup)
     synonym_mentions(tokens, idx, rest, used, out)
     close_values(tokens, idx, rest, used, out, lookup)
-    out.lexical += [t for t in rest if t.index not in used and is_lexical(t)
-                    and not _used_as_noun(tokens, t) and not _state_of_one_entity(tokens, t, out)]
+    out.lexical += [t for t in rest if t.index not in used and lexicon_explains(tokens, t, out)]
     used.update(t.index for t in out.lexical)
     left = [t for t in rest if t.index not in used and t.low not in FRAME]
     for rel in relation_verbs(tokens, idx, out, left):
@@ -106,63 +102,6 @@ def link(
     out.value_like = [t for t in out.unexplained if looks_like_value(tokens, t)]
     out.values.sort(key=lambda v: v.start)
     return out
-
-
-#: the forms of "be" that make a participle after them passive ("have been delivered")
-_PASSIVE_AUXILIARIES = frozenset("be been being is are was were".split())
-
-
-def is_lexical(tok: Token) -> bool:
-    """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
-    return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
-
-
-def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
-    """The noun or particle of a verb phrase WordNet lists as one verb ("took place", "take
-    part", "sent out"): part of the verb, no schema word — unless the two words are a phrase of
-    the schema."""
-    if tok.index == 0 or tok.kind != "word":
-        return False
-    prev = tokens[tok.index - 1]
-    lemma = verb_lemma(prev.low) if prev.kind == "word" else None
-    if lemma is None or lemma in _LIGHT_VERBS or (prev.canon, tok.canon) in idx.phrases:
-        return False
-    from nl2sql.reasoning.offline.words import wordnet
-
-    pos = parts_of_speech(tok.low)
-    if "ADV" in pos and wordnet.senses(f"{lemma} {tok.low}", "v", 1):
-        return True  # a particle of a verb WordNet lists as one ("send out", "check out")
-    if "ADJ" in pos or not is_noun(tok.low):
-        return False  # "be active", "run late": a predicate, which conditions read
-    return bool(wordnet.senses(f"{lemma} {tok.low}", "v", 1))
-
-
-_LIGHT_VERBS = frozenset({"be", "have", "do", "get", "become"})  # "be active" is no phrasal verb
-_DETERMINERS = frozenset("the a an each every its their his her our your whose".split())
-
-
-def _state_of_one_entity(tokens: list[Token], tok: Token, out: Linking) -> bool:
-    """A relation verb in the passive that ends the question, about the one entity it names
-    ("how many shipments have been delivered?"): no second entity for it to relate and no
-    complement ("produced in 1980", "shared by two people") that says what it means, so it
-    says which rows count — a condition the verb lexicon cannot supply."""
-    prev = tokens[tok.index - 1] if tok.index > 0 else None
-    if prev is None or prev.low not in _PASSIVE_AUXILIARIES or not is_past_participle(tok.low):
-        return False
-    if any(t.kind != "punct" for t in tokens[tok.index + 1:]):
-        return False
-    named = {m.candidates[0].table for m in out.mentions if m.candidates}
-    named |= {table for v in out.values for table, *_ in v.options[:1]}
-    return len(named) < 2
-
-
-def _used_as_noun(tokens: list[Token], tok: Token) -> bool:
-    """A relation verb written as a noun ("the make of each pet", "its release"): after a
-    determiner, and not a participle ("the sold items" is still the verb), it names a thing the
-    schema must explain; the verb lexicon does not."""
-    prev = tokens[tok.index - 1] if tok.index > 0 else None
-    return (prev is not None and prev.low in _DETERMINERS and not tok.low.endswith("ed")
-            and tok.low not in FILLER and is_noun(tok.low))
 
 
 def _measured_in(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
@@ -386,7 +325,7 @@ def _main_verb(tokens: list[Token], span: list[Token]) -> bool:
     if len(span) != 1 or "VERB" not in parts_of_speech(span[0].low):
         return False
     i = span[0].index
-    if i == 0 or tokens[i - 1].low in _DETERMINERS or tokens[i - 1].low in _AUXILIARIES:
+    if i == 0 or tokens[i - 1].low in DETERMINERS or tokens[i - 1].low in _AUXILIARIES:
         return False  # "did each customer": the subject's own words
     for j in range(i - 1, max(-1, i - _SUBJECT_WORDS - 2), -1):
         tok = tokens[j]
@@ -403,7 +342,7 @@ def _subject(words: list[Token]) -> bool:
     if not words or any(t.low in NEVER_LINK for t in words):
         return False
     first = words[0].low
-    return first in _DETERMINERS or "NOUN" in parts_of_speech(first)
+    return first in DETERMINERS or "NOUN" in parts_of_speech(first)
 
 
 def is_verb_form(tok: Token) -> bool:

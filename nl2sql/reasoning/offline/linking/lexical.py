@@ -1,0 +1,86 @@
+"""Question words the generic lexicon explains without the schema: relation verbs and filler
+words of `words/lexicon.py` ("owned", "information"), and the noun or particle of a verb that
+WordNet lists as one ("took place", "sent out").
+
+A relation verb needs a relation to stand for: written as a noun after a determiner ("the make
+of each pet"), or in the passive at the end of a question about one entity ("how many shipments
+have been delivered?"), it says something the schema must explain, and the lexicon does not.
+"""
+
+from __future__ import annotations
+
+from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.linking.mentions import Linking
+from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
+from nl2sql.reasoning.offline.words.text import (
+    Token,
+    is_noun,
+    is_past_participle,
+    parts_of_speech,
+    verb_lemma,
+)
+
+
+def lexicon_explains(tokens: list[Token], tok: Token, linking: Linking) -> bool:
+    """A relation verb or filler word the lexicon explains here (`linking`: what the question's
+    other words were linked to so far)."""
+    return (is_lexical(tok) and not _used_as_noun(tokens, tok)
+            and not _state_of_one_entity(tokens, tok, linking))
+
+
+#: the forms of "be" that make a participle after them passive ("have been delivered")
+_PASSIVE_AUXILIARIES = frozenset("be been being is are was were".split())
+
+
+def is_lexical(tok: Token) -> bool:
+    """A relation verb ("owned") or a filler word ("information") of the generic lexicon."""
+    return tok.kind == "word" and (tok.canon in RELATION_VERBS or tok.low in FILLER)
+
+
+def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
+    """The noun or particle of a verb phrase WordNet lists as one verb ("took place", "take
+    part", "sent out"): part of the verb, no schema word — unless the two words are a phrase of
+    the schema."""
+    if tok.index == 0 or tok.kind != "word":
+        return False
+    prev = tokens[tok.index - 1]
+    lemma = verb_lemma(prev.low) if prev.kind == "word" else None
+    if lemma is None or lemma in _LIGHT_VERBS or (prev.canon, tok.canon) in idx.phrases:
+        return False
+    from nl2sql.reasoning.offline.words import wordnet
+
+    pos = parts_of_speech(tok.low)
+    if "ADV" in pos and wordnet.senses(f"{lemma} {tok.low}", "v", 1):
+        return True  # a particle of a verb WordNet lists as one ("send out", "check out")
+    if "ADJ" in pos or not is_noun(tok.low):
+        return False  # "be active", "run late": a predicate, which conditions read
+    return bool(wordnet.senses(f"{lemma} {tok.low}", "v", 1))
+
+
+_LIGHT_VERBS = frozenset({"be", "have", "do", "get", "become"})  # "be active" is no phrasal verb
+#: words that open a noun phrase ("the make of each pet", "each customer")
+DETERMINERS = frozenset("the a an each every its their his her our your whose".split())
+
+
+def _state_of_one_entity(tokens: list[Token], tok: Token, out: Linking) -> bool:
+    """A relation verb in the passive that ends the question, about the one entity it names
+    ("how many shipments have been delivered?"): no second entity for it to relate and no
+    complement ("produced in 1980", "shared by two people") that says what it means, so it
+    says which rows count — a condition the verb lexicon cannot supply."""
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    if prev is None or prev.low not in _PASSIVE_AUXILIARIES or not is_past_participle(tok.low):
+        return False
+    if any(t.kind != "punct" for t in tokens[tok.index + 1:]):
+        return False
+    named = {m.candidates[0].table for m in out.mentions if m.candidates}
+    named |= {table for v in out.values for table, *_ in v.options[:1]}
+    return len(named) < 2
+
+
+def _used_as_noun(tokens: list[Token], tok: Token) -> bool:
+    """A relation verb written as a noun ("the make of each pet", "its release"): after a
+    determiner, and not a participle ("the sold items" is still the verb), it names a thing the
+    schema must explain; the verb lexicon does not."""
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    return (prev is not None and prev.low in DETERMINERS and not tok.low.endswith("ed")
+            and tok.low not in FILLER and is_noun(tok.low))
