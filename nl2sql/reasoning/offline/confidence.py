@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Any
 
 from nl2sql.reasoning.offline.catalog.segments import is_descriptor
+from nl2sql.reasoning.offline.linking.lexical import value_nouns
 from nl2sql.reasoning.offline.linking.linker import Linking
 from nl2sql.reasoning.offline.plan.joins import JoinTree
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query
@@ -160,6 +161,9 @@ def unnamed_shown(s: Scan, linking: Linking, q: Query,
               for e in m.candidates if e.ref in refs}
     said = {t.canon for t in s.tokens}
     named |= {table for table, words in table_words.items() if words and words[-1] in said}
+    # a stored value written as the noun of a phrase ("each rabbit", "the cats") names its table
+    named |= {table for v in value_nouns(s.tokens, linking)
+              for table, column, _ in v.options if f"{table}.{column}" in refs}
     return sum(1 for t, _ in q.select if isinstance(t, Col) and t.table not in named)
 
 

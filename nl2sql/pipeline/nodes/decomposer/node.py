@@ -43,6 +43,17 @@ class DecomposerNode:
         if unnamed:  # fatal: nothing can say where these would run
             failure = error(NODE, ErrorCode.MISSING_DATASOURCE_ID, f"sub-queries {unnamed} name no datasource")
             return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}
+        if response.unmapped_subqueries and response.sub_queries:
+            # an answer to part of the question reads as the answer to all of it: refuse, and
+            # say which part could be asked on its own
+            answerable = [sq.intent for sq in response.sub_queries]
+            failure = error(
+                NODE, ErrorCode.QUESTION_NOT_ANSWERABLE,
+                "only part of the question can be answered: no datasource answers "
+                + ", ".join(f"'{u}'" for u in response.unmapped_subqueries)
+                + "; ask " + " or ".join(f"'{a}'" for a in answerable) + " on its own",
+                unmapped=list(response.unmapped_subqueries), answerable=answerable)
+            return {"decomposer_response": response, "errors": [failure], "reasoning": [note]}
         if stray:
             failure = error(NODE, ErrorCode.PLANNER_FAILED,
                             f"sub-queries {stray} target datasources that were not resolved")

@@ -10,7 +10,7 @@ have been delivered?"), it says something the schema must explain, and the lexic
 from __future__ import annotations
 
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
-from nl2sql.reasoning.offline.linking.mentions import Linking
+from nl2sql.reasoning.offline.linking.mentions import Linking, ValueMatch
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import (
     Token,
@@ -60,6 +60,12 @@ def phrasal_object(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
 _LIGHT_VERBS = frozenset({"be", "have", "do", "get", "become"})  # "be active" is no phrasal verb
 #: words that open a noun phrase ("the make of each pet", "each customer")
 DETERMINERS = frozenset("the a an each every its their his her our your whose".split())
+
+
+def value_nouns(tokens: list[Token], linking: Linking) -> list[ValueMatch]:
+    """Stored values written as the noun of a phrase ("each rabbit", "all the cats"): they
+    name the rows of their table, as the table's own name would."""
+    return [v for v in linking.values if v.start > 0 and tokens[v.start - 1].low in DETERMINERS]
 
 
 def _state_of_one_entity(tokens: list[Token], tok: Token, out: Linking) -> bool:

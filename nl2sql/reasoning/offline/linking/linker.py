@@ -195,7 +195,7 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
             text = normalize_value(" ".join(t.text for t in span))
             options = idx.values.get(text) or (
                 idx.values.get(text[:-1]) if size == 1 and text.endswith("s") else None
-            )
+            ) or (idx.values.get(text[:-2]) if text.endswith(("'s", "’s")) else None)
             if options:
                 hit = ValueMatch(
                     i, i + size, " ".join(t.text for t in span), list(options), "sample"
@@ -262,7 +262,33 @@ def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
         text = " ".join(t.text for t in span)
         out.mentions.append(Mention(span[0].index, span[-1].index + 1, text, list(elements)))
         used.update(t.index for t in span)
+        _shared_head(tokens, idx, span, used, out)
         i += size
+
+
+_COORDINATORS = frozenset({"and", "or", ","})
+
+
+def _shared_head(
+    tokens: list[Token], idx: SchemaIndex, span: list[Token], used: set[int], out: Linking
+) -> None:
+    """Modifiers coordinated before one head noun name a column each ("first and last names",
+    "home, work and mobile phone"): each modifier with the span's head noun is a phrase of the
+    schema, which the modifier alone is not (it may be a frame word: "first")."""
+    if len(span) < 2:
+        return
+    head, i = span[-1], span[0].index
+    while i >= 2 and tokens[i - 1].low in _COORDINATORS:
+        mod = tokens[i - 2]
+        if mod.kind != "word" or mod.index in used or mod.low in STOP:
+            return
+        elements = _elements(idx, [mod, head])
+        if not elements:
+            return
+        out.mentions.append(Mention(mod.index, mod.index + 1, f"{mod.text} {head.text}",
+                                    list(elements)))
+        used.add(mod.index)
+        i = mod.index
 
 
 def _longest_phrase(

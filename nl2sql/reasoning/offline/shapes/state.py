@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.linking.lexical import value_nouns
 from nl2sql.reasoning.offline.linking.linker import Linking, Mention
 from nl2sql.reasoning.offline.shapes.resolve import Resolver
 from nl2sql.reasoning.offline.shapes.scopes import Scope, negation_scopes
@@ -113,6 +114,10 @@ def start(s: Scan, linking: Linking, idx: SchemaIndex, hints: Mapping[str, Any])
         top = {e.table for e in m.columns() if e.score >= m.candidates[0].score - 0.15}
         if not res.table(m) and len(top) == 1 and next(iter(top)) not in res.context:
             res.context.append(next(iter(top)))
+    for v in value_nouns(s.tokens, linking):  # "all the cats": the table of the cats' rows
+        tables = {table for table, *_ in v.options}
+        if len(tables) == 1 and (only := tables.pop()) not in res.context:
+            res.context.append(only)
     # Numbers no cue explained ("price 20") join the cues of this reading's scan, a copy: the
     # planner's later checks read them from `Question.scan`, and another reading of the same
     # question starts again from the scan as it was (each linking has values of its own).

@@ -112,7 +112,7 @@ RELATION_VERBS = frozenset(
 FILLER = frozenset(
     """
     information info details detail record records entry entries item items data result results
-    corresponding respective respectively whole entire everything also too
+    corresponding respective respectively whole entire everything also too together
     exist exists existing available present currently listed recorded registered stored
     instances kinds sorts various amount amounts people person persons someone anyone those
     up
