@@ -3,7 +3,8 @@
 It holds the phrase forms of every table and column (normalized word tuples → elements with a
 strength), the sample values of text columns, each table's label columns and date columns, and the
 foreign-key edges. `cache.IndexCache` keeps the indexes of recent snapshots, so planning a question
-costs dictionary look-ups; `naming.py` reads identifiers into words and columns into kinds.
+costs dictionary look-ups; `naming.py` reads identifiers into words and columns into kinds,
+`labels.py` chooses each table's label columns.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nl2sql.reasoning.offline.catalog.labels import label_columns
 from nl2sql.reasoning.offline.catalog.naming import (
     DATE_WORDS,
     column_kind,
+    column_name,
     derived_base,
     expand_abbreviations,
     normalize_value,
@@ -26,12 +29,11 @@ from nl2sql.reasoning.offline.catalog.segments import (
 )
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
 from nl2sql.reasoning.offline.words.text import canon, split_identifier
-from nl2sql.schema.key_names import KEY_SUFFIXES, name_match, split_words
+from nl2sql.schema.key_names import KEY_SUFFIXES, split_words
 from nl2sql.schema.models import Cardinality, Column, SchemaSnapshot, Table, many_ends
 from nl2sql.schema.naming import SchemaNaming, is_english_word, read_naming
 from nl2sql.schema.relationships import holds_every_row_once, infer_relationships, inferred_key
 
-_LABEL_WORDS = ("nam", "titl", "label")
 _MAX_VALUE_WORDS = 6
 _GENERIC_SUFFIXES = {
     "data",
@@ -217,8 +219,8 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
             _index_column(idx, key, tw, col, full)
         else:
             idx.kinds[(key, col.name)] = column_kind(col)
-            idx.col_words[(key, col.name)] = words_of(_column_name(idx, key, col.name))
-    idx.labels[key] = _labels(idx, key, tw)
+            idx.col_words[(key, col.name)] = words_of(column_name(idx.naming, key, col.name))
+    idx.labels[key] = label_columns(idx, key, tw)
     if table.semantic is not None:
         _index_semantic(idx, table)
 
@@ -229,18 +231,10 @@ def _table_words(idx: SchemaIndex, ref: str) -> tuple[str, ...]:
     return words_of(idx.naming.table(found.key).core_name if found else ref.split(".")[-1])
 
 
-def _column_name(idx: SchemaIndex, key: str, column: str) -> str:
-    """The name a column's words are read from: without a code abbreviating its table
-    (`lockName` of tblLocker reads "name"); a code that is a word of the table's own name
-    (`dock_name` of dock) stays, the index adds the name without it as a short form."""
-    naming = idx.naming.column(key, column)
-    return naming.core_name if naming.code and not naming.own else column
-
-
 def _index_column(
     idx: SchemaIndex, key: str, tw: tuple[str, ...], col: Column, full: tuple[str, ...] = ()
 ) -> None:
-    name = _column_name(idx, key, col.name)
+    name = column_name(idx.naming, key, col.name)
     cw = words_of(name)
     expanded = expand_abbreviations(cw, full)
     idx.col_words[(key, col.name)] = expanded
@@ -342,54 +336,6 @@ def _index_samples(idx: SchemaIndex, key: str, col: Column) -> None:
         bucket = idx.values.setdefault(norm, [])
         if not any(t == key and c == col.name for t, c, _ in bucket):
             bucket.append((key, col.name, sample))
-
-
-def _labels(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
-    """The columns that name a row of `key` (e.g. `book_title`, or `given_name` + `family_name`)."""
-    table = idx.tables[key]
-    texts = [
-        c
-        for c in table.columns
-        if idx.kinds[(key, c.name)] == "text" and c.name not in idx.keys[key]
-    ]
-    # a column named like the table ("title" of titles, "brand" of car_brands) names its rows
-    same = [c.name for c in texts if idx.col_words[(key, c.name)] in (tw, tw[-1:])]
-    if same:
-        return same[:1]
-    for word in _LABEL_WORDS:
-        exact = [
-            c.name
-            for c in texts
-            if idx.col_words[(key, c.name)] in ((word,), tw + (word,), tw[-1:] + (word,))
-        ]
-        if exact:
-            return exact[:1]
-        named = [c.name for c in texts if word in idx.col_words[(key, c.name)]]
-        if named:
-            return named[:2]
-    # `authorname` in author: the table's name glued to a label word
-    core = idx.naming.table(key).core
-    glued = [c.name for c in texts if _glued_label(_column_name(idx, key, c.name), core)]
-    if glued:
-        return glued[:1]
-    # no column is called a name: one whose text differs on every row (a plate, a code) names
-    # each row as well as one can, better than its key
-    return [c.name for c in texts if _names_every_row(table, c)][:1]
-
-
-def _names_every_row(table: Table, col: Column) -> bool:
-    """A text column holding a different value on each of the table's (several) rows
-    (`holds_every_row_once` reads a profile taken over the whole table)."""
-    return (table.row_count or 0) > 1 and holds_every_row_once(table, col)
-
-
-def _glued_label(column: str, table: tuple[str, ...]) -> bool:
-    low = column.lower()
-    return any(
-        low.endswith(word) and name_match(low[: -len(word)], table) is not None
-        for word in ("name", "title", "label")
-        if len(low) > len(word)
-    )
 
 
 def _index_semantic(idx: SchemaIndex, table: Table) -> None:

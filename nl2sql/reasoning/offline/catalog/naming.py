@@ -12,6 +12,7 @@ import re
 
 from nl2sql.reasoning.offline.words.text import STOP, canon, split_identifier
 from nl2sql.schema.models import Column
+from nl2sql.schema.naming import SchemaNaming
 
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 DATE_WORDS = {"dat", "time", "timestamp", "day"}
@@ -21,6 +22,14 @@ _NULL_LIKE = {"", "null", "none", "na", "n/a", "nan", "-", "?"}
 def words_of(name: str) -> tuple[str, ...]:
     """Normalized content words of an identifier or a label."""
     return tuple(canon(w) for w in split_identifier(name) if w not in STOP)
+
+
+def column_name(naming: SchemaNaming, key: str, column: str) -> str:
+    """The name a column's words are read from: without a code abbreviating its table
+    (`lockName` of tblLocker reads "name"); a code that is a word of the table's own name
+    (`dock_name` of dock) stays, the index adds the name without it as a short form."""
+    read = naming.column(key, column)
+    return read.core_name if read.code and not read.own else column
 
 
 def column_kind(col: Column) -> str:

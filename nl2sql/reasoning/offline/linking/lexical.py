@@ -2,6 +2,9 @@
 words of `words/lexicon.py` ("owned", "information"), and the noun or particle of a verb that
 WordNet lists as one ("took place", "sent out").
 
+It also says when a stored value is written as the noun of a phrase ("each rabbit"): it names
+its table's rows, as the table's name would (`value_nouns`).
+
 A relation verb needs a relation to stand for: written as a noun after a determiner ("the make
 of each pet"), or in the passive at the end of a question about one entity ("how many shipments
 have been delivered?"), it says something the schema must explain, and the lexicon does not.

@@ -43,6 +43,7 @@ from nl2sql.reasoning.offline.words.text import (
     noun_lemmas,
     parts_of_speech,
     split_identifier,
+    without_possessive,
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
 
@@ -193,9 +194,10 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
             ):
                 continue
             text = normalize_value(" ".join(t.text for t in span))
-            options = idx.values.get(text) or (
-                idx.values.get(text[:-1]) if size == 1 and text.endswith("s") else None
-            ) or (idx.values.get(text[:-2]) if text.endswith(("'s", "’s")) else None)
+            forms = [text, without_possessive(text)]  # "each rabbit's name"
+            if size == 1 and text.endswith("s"):
+                forms.append(text[:-1])
+            options = next((idx.values[f] for f in forms if idx.values.get(f)), None)
             if options:
                 hit = ValueMatch(
                     i, i + size, " ".join(t.text for t in span), list(options), "sample"

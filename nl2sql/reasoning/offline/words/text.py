@@ -232,6 +232,14 @@ def stem(word: str) -> str:
     return _suffix_stem(base if base else w)
 
 
+def without_possessive(text: str) -> str:
+    """`rabbit's` -> `rabbit`, `owners'` -> `owners`; other text as it is."""
+    return _POSSESSIVE.sub("", text)
+
+
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
 def canon(word: str) -> str:
     """The form a question word and an identifier's word are matched in: its stem (synonyms
     are read from WordNet where a word names nothing: `linking/synonyms.py`)."""

@@ -1,0 +1,66 @@
+"""The label columns of a table: the columns whose text names one of its rows (what "list the
+books" shows): a column named like the table, then one called a name, title or label, then the
+table's name glued to such a word (`authorname`), and failing those a text column that differs
+on every row."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nl2sql.reasoning.offline.catalog.naming import column_name
+from nl2sql.schema.key_names import name_match
+from nl2sql.schema.models import Column, Table
+from nl2sql.schema.relationships import holds_every_row_once
+
+if TYPE_CHECKING:
+    from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+
+_LABEL_WORDS = ("nam", "titl", "label")
+
+
+def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
+    """The columns that name a row of `key` (e.g. `book_title`, or `given_name` + `family_name`)."""
+    table = idx.tables[key]
+    texts = [
+        c
+        for c in table.columns
+        if idx.kinds[(key, c.name)] == "text" and c.name not in idx.keys[key]
+    ]
+    # a column named like the table ("title" of titles, "brand" of car_brands) names its rows
+    same = [c.name for c in texts if idx.col_words[(key, c.name)] in (tw, tw[-1:])]
+    if same:
+        return same[:1]
+    for word in _LABEL_WORDS:
+        exact = [
+            c.name
+            for c in texts
+            if idx.col_words[(key, c.name)] in ((word,), tw + (word,), tw[-1:] + (word,))
+        ]
+        if exact:
+            return exact[:1]
+        named = [c.name for c in texts if word in idx.col_words[(key, c.name)]]
+        if named:
+            return named[:2]
+    # `authorname` in author: the table's name glued to a label word
+    core = idx.naming.table(key).core
+    glued = [c.name for c in texts if _glued_label(column_name(idx.naming, key, c.name), core)]
+    if glued:
+        return glued[:1]
+    # no column is called a name: one whose text differs on every row (a plate, a code) names
+    # each row as well as one can, better than its key
+    return [c.name for c in texts if _names_every_row(table, c)][:1]
+
+
+def _names_every_row(table: Table, col: Column) -> bool:
+    """A text column holding a different value on each of the table's (several) rows
+    (`holds_every_row_once` reads a profile taken over the whole table)."""
+    return (table.row_count or 0) > 1 and holds_every_row_once(table, col)
+
+
+def _glued_label(column: str, table: tuple[str, ...]) -> bool:
+    low = column.lower()
+    return any(
+        low.endswith(word) and name_match(low[: -len(word)], table) is not None
+        for word in ("name", "title", "label")
+        if len(low) > len(word)
+    )
