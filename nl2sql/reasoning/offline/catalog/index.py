@@ -105,6 +105,8 @@ class SchemaIndex:
     _inferred_keys: dict[str, list[str]] = field(default_factory=dict, repr=False)
     # the look-up-free linkings of the last questions (linker.link_words), by tokens and taken
     linked: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # the words of its names that are no English word (linking/coded.py), found on first use
+    coded: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def column(self, table: str, name: str) -> Column | None:
         return self.tables[table].column(name) if table in self.tables else None

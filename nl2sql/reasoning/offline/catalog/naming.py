@@ -85,12 +85,15 @@ def expand_abbreviations(words: tuple[str, ...], full: tuple[str, ...]) -> tuple
 
 def normalize_value(text: str) -> str:
     """Case-, space- and inner-hyphen-insensitive form of a value, for matching question words
-    to data: a question's "part-time" is tokenized as two words, the stored value is one.
+    to data: a question's "part-time" or "SUP-004" is tokenized as two words, the stored value
+    is one.
 
     >>> normalize_value("  Part-Time ")
     'part time'
+    >>> normalize_value("SUP-004")
+    'sup 004'
     """
     return " ".join(_INNER_HYPHEN.sub(" ", str(text).lower()).split())
 
 
-_INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+_INNER_HYPHEN = re.compile(r"(?<=[^\W_])-(?=[^\W_])")

@@ -26,7 +26,8 @@ from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
-from nl2sql.reasoning.offline.catalog.naming import normalize_value
+from nl2sql.reasoning.offline.catalog.naming import column_name, normalize_value
+from nl2sql.reasoning.offline.linking.coded import coded_mentions
 from nl2sql.reasoning.offline.linking.lexical import DETERMINERS, lexicon_explains, phrasal_object
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
@@ -89,6 +90,7 @@ def link(
     if lookup is not None:
         lookup_words(tokens, idx, rest, used, out, lookup)
     synonym_mentions(tokens, idx, rest, used, out)
+    coded_mentions(tokens, idx, rest, used, out)
     close_values(tokens, idx, rest, used, out, lookup)
     out.lexical += [t for t in rest if t.index not in used and lexicon_explains(tokens, t, out)]
     used.update(t.index for t in out.lexical)
@@ -245,6 +247,7 @@ def _request_verb(tokens: list[Token], tok: Token) -> bool:
 
 
 def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    _compounds(tokens, idx, used, out)
     seq = [
         t
         for t in tokens
@@ -266,6 +269,35 @@ def _schema(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking)
         used.update(t.index for t in span)
         _shared_head(tokens, idx, span, used, out)
         i += size
+
+
+def _compounds(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
+    """A hyphenated compound whose parts name nothing together ("check-ins", "e-mail", "sign-up
+    date") names what its glued form names: `checkin`, `email`, `signup_date`."""
+    i = 0
+    while i < len(tokens):
+        j = i
+        while tokens[j].joined and j + 1 < len(tokens) and tokens[j + 1].kind == "word":
+            j += 1
+        run = tokens[i : j + 1]
+        i = j + 1
+        if len(run) < 2 or any(t.kind != "word" or t.index in used for t in run):
+            continue
+        if _elements(idx, [t for t in run if t.low not in STOP]):
+            continue  # "part-time": the words themselves are a phrase of the schema
+        glued = canon("".join(t.text for t in run))
+        nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+        for span, key in (
+            ([*run, nxt], (glued, nxt.canon)) if nxt is not None and nxt.kind == "word"
+            and nxt.index not in used and nxt.low not in STOP else ([], ()),
+            (run, (glued,)),
+        ):
+            elements = idx.phrases.get(key, []) if span else []
+            if elements:
+                out.mentions.append(Mention(span[0].index, span[-1].index + 1,
+                                            " ".join(t.text for t in span), list(elements)))
+                used.update(t.index for t in span)
+                break
 
 
 _COORDINATORS = frozenset({"and", "or", ","})
@@ -302,6 +334,10 @@ def _longest_phrase(
             continue
         if size > 1 and _main_verb(tokens, span[-1:]):
             continue  # "did each vehicle make": the subject's noun and the verb are no phrase
+        if size > 1 and is_verb_form(span[-1]) and _names_table(idx, span[:-1]) and _elements(
+            idx, span[-1:], verb=True
+        ):
+            continue  # "restaurants opened in 2019": a subject and its verb (it names the date)
         if _elements(idx, span, _main_verb(tokens, span), _graded(tokens, span[0])):
             return size
     return 0
@@ -316,13 +352,35 @@ def _graded(tokens: list[Token], tok: Token) -> bool:
     return prev.kind == "word" and is_superlative(prev.low)
 
 
+def _same_word(idx: SchemaIndex, tok: Token, elements: list[Element]) -> list[Element]:
+    """Of elements whose last word shares the stem of `tok`, those that are its word: "screens"
+    names `screens`, not `screenings` too (the stem of both is "screen")."""
+    if len(elements) < 2:
+        return elements
+    mine = {tok.low, *noun_lemmas(tok.low)}
+
+    def other(e: Element) -> bool:  # the same stem, another word
+        name = (column_name(idx.naming, e.table, e.column) if e.column
+                else idx.naming.table(e.table).core_name)
+        words = split_identifier(name)
+        last = words[-1] if words else ""
+        return canon(last) == tok.canon and not ({last, *noun_lemmas(last)} & mine)
+
+    kept = [e for e in elements if not other(e)]
+    return kept or elements
+
+
+def _names_table(idx: SchemaIndex, span: list[Token]) -> bool:
+    return any(e.column is None for e in _elements(idx, span))
+
+
 def _elements(
     idx: SchemaIndex, span: list[Token], verb: bool = False, graded: bool = False
 ) -> list[Element]:
     """The schema elements a span names. A lone frame word ("list", "number", "show") names only
     an element called exactly so, never one it is merely a part of (`price_list`); a verb
     (`verb`, or a past form) names only what a verb can."""
-    elements = idx.phrases.get(tuple(t.canon for t in span), [])
+    elements = _same_word(idx, span[-1], idx.phrases.get(tuple(t.canon for t in span), []))
     if len(span) == 1 and (verb or is_verb_form(span[0])):
         # "boats were made" does not name a `make` column; "opened" may name `opened_date` and
         # "priced between 10 and 20" the price: a verb names a measure or a date, never a label
@@ -355,6 +413,8 @@ def _main_verb(tokens: list[Token], span: list[Token]) -> bool:
     i = span[0].index
     if i == 0 or tokens[i - 1].low in DETERMINERS or tokens[i - 1].low in _AUXILIARIES:
         return False  # "did each customer": the subject's own words
+    if _verb_ends_clause(tokens, i + 1):
+        return False  # "did the Pricing page get?": the verb is the next word
     for j in range(i - 1, max(-1, i - _SUBJECT_WORDS - 2), -1):
         tok = tokens[j]
         if tok.kind != "word":
@@ -362,6 +422,16 @@ def _main_verb(tokens: list[Token], span: list[Token]) -> bool:
         if tok.low in _AUXILIARIES:
             return _subject(tokens[j + 1 : i])
     return False
+
+
+def _verb_ends_clause(tokens: list[Token], i: int) -> bool:
+    """Whether tokens[i] is a verb that ends its clause (the question's end, a comma or a
+    function word follows)."""
+    if i >= len(tokens) or tokens[i].kind != "word" or tokens[i].low in STOP:
+        return False
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    ends = after is None or after.kind == "punct" or after.low in STOP
+    return ends and "VERB" in parts_of_speech(tokens[i].low)
 
 
 def _subject(words: list[Token]) -> bool:

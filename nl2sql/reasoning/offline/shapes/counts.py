@@ -54,7 +54,9 @@ def _count_of(a: Analysis, m: Mention, distinct: bool) -> Agg:
     idx = a.question.idx
     table = a.res.table(m)
     if table is not None:
-        return Agg("count", table)
+        tally = None if distinct else _tally(a, table)
+        # "how many check-ins" over rows that each tally several (`checkin.count`): their sum
+        return Agg("sum", table, tally) if tally is not None else Agg("count", table)
     col = a.res.column(m)
     if col is None:
         raise Unclear(f"could not tell what '{m.text}' counts")
@@ -74,6 +76,23 @@ def _count_of(a: Analysis, m: Mention, distinct: bool) -> Agg:
                       "name what to count")
     # a key repeated in its table (`member_id` of bookings) counts entities once each
     return Agg("count", col.table, col, distinct=distinct or not _identifies_rows(a, col))
+
+
+_TALLY_WORDS = {"count", "tally"}  # `cnt` reads "count"
+
+
+def _tally(a: Analysis, table: str) -> Col | None:
+    """The numeric column of `table` that says how many things each row stands for: named a
+    count and nothing else but the table's own name (`count`, `visit_count`, `checkinCnt`)."""
+    idx = a.question.idx
+    own = set(idx.table_words.get(table, ()))
+    found = [
+        c.name for c in idx.tables[table].columns
+        if idx.kind(table, c.name) == "number"
+        and (words := [w for w in idx.col_words.get((table, c.name), ()) if w not in own])
+        and set(words) <= _TALLY_WORDS
+    ]
+    return Col(table, found[0]) if len(found) == 1 else None
 
 
 def _yes_no(a: Analysis, col: Col) -> bool:

@@ -90,9 +90,12 @@ def _listing_query(a: Analysis) -> Query:
     keys, shown_default = outputs(a, by_column or entity)
     listed = _listed_tables(a)
     shown = listed + projections(a, [])
-    if (listed or and_position) and shown and not any(t in shown_default for t in shown):
+    if (listed or and_position or _asked_which(a, entity, shown)) and shown and not any(
+        t in shown_default for t in shown
+    ):
         # "the employees and their departments", "the agents and their teams", "the names of
-        # products and their categories": every table listed is shown
+        # products and their categories", "which policies …? include the start date": every
+        # table listed is shown
         shown = (shown + shown_default) if and_position == "after" else (shown_default + shown)
     shown = [t for i, t in enumerate(shown) if t not in shown[:i]]
     if having:
@@ -103,6 +106,8 @@ def _listing_query(a: Analysis) -> Query:
         shown = shown or shown_default
     if not shown and not having and not _wants_all_columns(a):
         shown = shown_default  # "which teams …": the rows' names, not every column
+    if shown:
+        shown += [c for c in _asked_when(a, q) if c not in shown]
     q.select = [(o, None) for o in shown]
     q.star = not shown and not having
     q.distinct = (
@@ -113,6 +118,36 @@ def _listing_query(a: Analysis) -> Query:
     )
     q.order = finish_order(q, order, shown_default)
     return q
+
+
+_ALSO_ASKED = frozenset("which what include including give show list display return tell provide "
+                        "report".split())
+
+
+def _asked_which(a: Analysis, entity: str, shown: list[Target]) -> bool:
+    """ "Which policies started …? Include the start date", "which cinemas …, and in which cities
+    are they": the question asks for rows of `entity`, named right after its "which"/"what", and
+    then for more; what else it asks for is shown beside the rows' names (unless it names them:
+    "… give me the flight id")."""
+    tokens, idx = a.question.tokens, a.question.idx
+    named = set(idx.pk(entity)) | set(idx.labels.get(entity, []))
+    if any(isinstance(t, Col) and t.table == entity and t.column in named for t in shown):
+        return False
+    return any(
+        m.start > 0 and tokens[m.start - 1].low in ("which", "what") and a.res.table(m) == entity
+        and any(t.low in _ALSO_ASKED for t in tokens[m.end :])
+        for m in a.question.mentions
+    )
+
+
+def _asked_when(a: Analysis, q: Query) -> list[Col]:
+    """ "Which meters were installed before 2015, and when?": the dates the conditions are on."""
+    tokens = a.question.tokens
+    if len(tokens) < 3 or tokens[-1].low != "when" or tokens[-2].low not in ("and", ","):
+        return []
+    idx = a.question.idx
+    return [c.target for c in q.where if isinstance(c.target, Col)
+            and idx.kind(c.target.table, c.target.column) == "date"]
 
 
 def _shown_through_references(a: Analysis, root: str, shown: list[Target]) -> bool:

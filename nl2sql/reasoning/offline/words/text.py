@@ -75,6 +75,11 @@ def noun_lemmas(word: str) -> tuple[str, ...]:
     return _lemmas(word).get("NOUN", ())
 
 
+def verb_lemmas(word: str) -> tuple[str, ...]:
+    """lemminflect's verb lemmas of `word` ("installed" -> ("install",)); () when it is no verb."""
+    return _lemmas(word).get("VERB", ())
+
+
 @lru_cache(maxsize=65536)
 def is_superlative(word: str) -> bool:
     """A superlative to lemminflect's dictionary ("highest", "best", "worst" of an adjective or
@@ -276,6 +281,7 @@ class Token:
     kind: str
     start: int
     end: int
+    joined: bool = False  # a hyphen glues it to the next token, no space: "check-in", "SUP-004"
 
     @property
     def low(self) -> str:
@@ -314,7 +320,8 @@ def tokenize(text: str) -> list[Token]:
             value = m.group(kind)
             if kind == "word" and _acronym(value, text):
                 kind = "quoted"
-        tokens.append(Token(len(tokens), value, kind, m.start(), m.end()))
+        joined = text[m.end() : m.end() + 1] == "-" and text[m.end() + 1 : m.end() + 2].isalnum()
+        tokens.append(Token(len(tokens), value, kind, m.start(), m.end(), joined))
     return tokens
 
 

@@ -1,0 +1,131 @@
+"""A question word the schema writes abbreviated: "meters" of `MTR`, "readings" of `rdg_kwh`,
+"tariff" of `trf_cd`, "installed" of `inst_dt`.
+
+Coded schemas cut words short or drop their vowels. When a content word of the question matched
+nothing, each word of the schema's identifiers that is no English word (lemminflect's dictionary
+knows no part of speech of it) is tried as its abbreviation: it starts with the word's letter and
+is a prefix of the word (`inst`) or a subsequence of its consonants (`mtr` of "meter"), three
+letters at least. A word that exactly one identifier word abbreviates links to what that word
+names — with the question word before or after it where the two are one phrase (`mtr_id` for
+"meter id") — more weakly than a name (form "abbreviation": a weak link in the planner's
+evidence).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
+from nl2sql.reasoning.offline.catalog.naming import column_name
+from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
+from nl2sql.reasoning.offline.words.text import (
+    FRAME,
+    STOP,
+    Token,
+    canon,
+    noun_lemmas,
+    parts_of_speech,
+    split_identifier,
+    verb_lemmas,
+)
+
+#: how much of the abbreviated element's link strength the question word borrows
+SCORE = 0.8
+#: the shortest abbreviation tried: two letters abbreviate too many words
+SHORTEST = 3
+_VOWELS = frozenset("aeiou")
+#: the forms an abbreviation may stand in (never a value, a unit or a modifier)
+_FORMS = frozenset({"name", "original", "qualified", "short", "head", "part"})
+
+
+def coded_mentions(
+    tokens: list[Token], idx: SchemaIndex, rest: list[Token], used: set[int], out: Linking
+) -> None:
+    """Link each unused word of `rest` that one coded identifier word abbreviates."""
+    codes = coded_words(idx)
+    if not codes:
+        return
+    coded: dict[int, str] = {}
+    for tok in rest:
+        if tok.index in used or tok.kind != "word" or tok.low in FRAME or not tok.low.isalpha():
+            continue
+        found = {c for c in codes if any(abbreviates(c, w) for w in _forms(tok.low))}
+        if len(found) == 1:
+            coded[tok.index] = found.pop()
+    for i in sorted(coded):
+        if i in used:
+            continue
+        span, elements = _phrase(tokens, idx, tokens[i], coded, used)
+        if elements:
+            out.mentions.append(Mention(span[0].index, span[-1].index + 1,
+                                        " ".join(t.text for t in span), elements))
+            used.update(t.index for t in span)
+
+
+def coded_words(idx: SchemaIndex) -> frozenset[str]:
+    """The words of the schema's names that are no English word (`mtr`, `rdg`, `stdg`)."""
+    if idx.coded is None:
+        names = [idx.naming.table(key).core_name for key in idx.tables] + [
+            column_name(idx.naming, key, col.name)
+            for key, table in idx.tables.items() for col in table.columns
+        ]
+        idx.coded = frozenset(
+            canon(w) for name in names for w in split_identifier(name)
+            if len(w) >= SHORTEST and w.isalpha() and not parts_of_speech(w)
+        )
+    return idx.coded
+
+
+@lru_cache(maxsize=65536)
+def abbreviates(code: str, word: str) -> bool:
+    """Whether `code` abbreviates `word`: its prefix, or a subsequence of its consonants, with
+    the word's first letter (`inst` of "install", `mtr` of "meter", `stdg` of "standing")."""
+    if len(code) < SHORTEST or len(word) <= len(code) or code[0] != word[0]:
+        return False
+    if word.startswith(code):
+        return True
+    consonants = iter(ch for i, ch in enumerate(word) if i == 0 or ch not in _VOWELS)
+    return all(ch in consonants for ch in code)
+
+
+def _forms(word: str) -> set[str]:
+    """The word and its base forms ("readings": reading; "installed": install)."""
+    return {word, *noun_lemmas(word), *verb_lemmas(word)}
+
+
+def _phrase(
+    tokens: list[Token], idx: SchemaIndex, tok: Token, coded: dict[int, str], used: set[int]
+) -> tuple[list[Token], list[Element]]:
+    """The longest phrase of the index that the code read for `tok` makes with the word after
+    or before it, itself coded or not ("meter id": `mtr_id`, "standing charge": `stdg_chg`),
+    else the code alone; its elements, weaker."""
+    def free(i: int) -> Token | None:
+        t = tokens[i] if 0 <= i < len(tokens) else None
+        return t if t is not None and t.kind == "word" and t.index not in used and (
+            t.low not in STOP) else None
+
+    def word(t: Token) -> str:
+        return coded.get(t.index, t.canon)
+
+    nxt, prev = free(tok.index + 1), free(tok.index - 1)
+    options = [
+        ([tok, nxt], (word(tok), word(nxt))) if nxt else None,
+        ([prev, tok], (word(prev), word(tok))) if prev else None,
+        ([tok], (word(tok),)),
+    ]
+    for option in options:
+        if option is None:
+            continue
+        span, key = option
+        elements = [e for e in idx.phrases.get(key, []) if e.form in _FORMS]
+        tables = {e.table for e in elements if e.column is None}
+        if len(tables) > 1:
+            return [tok], []  # `PLT` and `PLTS` for "plates": which one is a guess
+        if tables:  # "tariff" names `TRF`, not the key `MTR.trf_cd` that refers to it
+            refs = {(f.src, c) for f in idx.edges + idx.inferred if f.dst in tables
+                    for c in f.src_cols}
+            elements = [e for e in elements if (e.table, e.column) not in refs]
+        if elements:
+            return span, [Element(e.table, e.column, round(e.score * SCORE, 3), "abbreviation",
+                                  e.metric) for e in elements]
+    return [tok], []

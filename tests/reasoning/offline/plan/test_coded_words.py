@@ -1,0 +1,74 @@
+"""Question words a coded schema writes abbreviated ("meters" of `MTR`, "installed" of `inst_dt`,
+"standing charge" of `stdg_chg`), and the guard that keeps the reading honest: two tables a
+question word could abbreviate link neither. Schemas are built here: upper-case coded tables
+and columns without declared keys."""
+
+from __future__ import annotations
+
+import pytest
+
+import nl2sql
+from nl2sql.reasoning.offline.linking.coded import abbreviates
+
+_CODED = """
+    CREATE TABLE TRF (trf_cd TEXT PRIMARY KEY, trf_desc TEXT, stdg_chg REAL);
+    INSERT INTO TRF VALUES ('A1', 'Standard', 0.60), ('B2', 'Economy', 0.55),
+        ('C3', 'Green', 0.70);
+    CREATE TABLE MTR (mtr_id TEXT PRIMARY KEY, trf_cd TEXT, inst_dt TEXT);
+    INSERT INTO MTR VALUES ('M1', 'A1', '2012-04-01'), ('M2', 'A1', '2019-06-30'),
+        ('M3', 'B2', '2010-01-15'), ('M4', 'C3', '2021-02-02');
+"""
+# "plates" could be written `plt` or `plts`: neither is guessed
+_RIVALS = """
+    CREATE TABLE PLT (plt_id INTEGER PRIMARY KEY, plt_nm TEXT);
+    INSERT INTO PLT VALUES (1, 'North'), (2, 'South');
+    CREATE TABLE PLTS (plts_id INTEGER PRIMARY KEY, plts_nm TEXT);
+    INSERT INTO PLTS VALUES (1, 'Blue'), (2, 'Red'), (3, 'Green');
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory, sqlite_sources):
+    folder = tmp_path_factory.mktemp("coded")
+    return nl2sql.connect(
+        sources=sqlite_sources(folder, {"coded": _CODED, "rivals": _RIVALS}),
+        settings={"project_dir": str(folder / "p")},
+    )
+
+
+def _rows(result) -> list:
+    assert result.status == "success", result.first_error
+    return sorted(tuple(r) for r in result.to_dict()["rows"])
+
+
+@pytest.mark.parametrize(("code", "word", "expected"), [
+    ("mtr", "meter", True),
+    ("rdg", "reading", True),
+    ("inst", "install", True),
+    ("stdg", "standing", True),
+    ("trf", "tariff", True),
+    ("mtr", "timer", False),  # another first letter
+    ("dt", "date", False),  # two letters abbreviate too many words
+    ("mtra", "meter", False),  # a vowel the word does not have there
+    ("meter", "meter", False),  # the word itself is no abbreviation of it
+])
+def test_abbreviates(code, word, expected):
+    assert abbreviates(code, word) is expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # were refused: "meters", "tariff", "installed" matched nothing
+    ("How many meters are there?", [(4,)]),
+    ("How many meters are on each tariff?", [("Economy", 1), ("Green", 1), ("Standard", 2)]),
+    ("Which meters were installed before 2015?", [("M1",), ("M3",)]),
+    ("Which tariff has the highest standing charge?", [("Green",)]),
+])
+def test_a_coded_name_is_read_as_the_word_it_abbreviates(session, question, expected):
+    assert _rows(session.ask(question, datasource="coded")) == expected
+
+
+def test_an_abbreviation_two_names_could_stand_for_links_neither(session):
+    # "plates" abbreviates to both `plt` and `plts`: the question is refused, not guessed
+    result = session.ask("How many plates are there?", datasource="rivals")
+    assert result.status != "success"
+    assert "plates" in result.first_error.message
