@@ -15,7 +15,11 @@ from typing import Any
 
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.linking.linker import Linking
-from nl2sql.reasoning.offline.shapes.checks import check_alternatives, check_negations
+from nl2sql.reasoning.offline.shapes.checks import (
+    check_alternatives,
+    check_columns_read,
+    check_negations,
+)
 from nl2sql.reasoning.offline.shapes.dependent import dependent_columns
 from nl2sql.reasoning.offline.shapes.existence import existence_joins
 from nl2sql.reasoning.offline.shapes.intersect import intersect_both
@@ -39,6 +43,7 @@ RULES: tuple[Rule, ...] = (
     # refuse a reading that dropped words
     check_negations,  # a negation no condition took
     check_alternatives,  # an "or" no condition took
+    check_columns_read,  # a column named that the query does not read
     # last, when every role is given: a named table left over restricts to rows with a match
     existence_joins,
 )

@@ -44,6 +44,7 @@ def reserve_negated_tables(a: Analysis) -> None:
                 and any(e.table in negated for e in m.columns())
             ):
                 a.used.add(m.start)
+                a.absorbed.add(m.start)
 
 
 def negated_conditions(a: Analysis, q: Query) -> tuple[set[int], set[int], set[int]]:

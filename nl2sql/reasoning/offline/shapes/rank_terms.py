@@ -86,9 +86,12 @@ def _counted_noun(a: Analysis, sup: Superlative, m: Mention) -> Agg | None:
     tokens = a.question.tokens
     if tokens[sup[1]].low not in ("most", "fewest", "least") or a.res.table(m):
         return None
+    if m.start != _next_word(a, sup[1]):
+        return None  # "spends the most on wages": the noun is what is spent, not counted
     if m.candidates[0].score >= 0.85 or not tokens[m.end - 1].low.endswith("s"):
         return None
     a.used.add(m.start)
+    a.absorbed.add(m.start)
     return Agg("count", m.candidates[0].table)
 
 
@@ -105,6 +108,7 @@ def _compound_head(a: Analysis, m: Mention | None) -> Mention | None:
         except Unclear:
             return m
         a.used.add(m.start)
+        a.absorbed.add(m.start)
         m = nxt
     return m
 

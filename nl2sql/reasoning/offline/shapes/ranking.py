@@ -31,6 +31,15 @@ _BE = {"is", "was", "are", "were", "'s"}
 _TOTALS = {"total", "totals", "overall", "combined", "altogether", "cumulative", "sum"}
 
 
+def _amount(a: Analysis, sup: Superlative | None) -> bool:
+    """ "Spends the most on wages", "earned the least from its tours": "most" stands for an
+    amount, what is spent or earned in all (a preposition follows it, no noun)."""
+    tokens = a.question.tokens
+    i = sup[1] if sup is not None else -1
+    return (0 <= i < len(tokens) - 1 and tokens[i].low in ("most", "least")
+            and tokens[i + 1].low in ("on", "in", "from", "for"))
+
+
 def ranks_entities(a: Analysis, sup: Superlative, measure_m: Mention | None) -> bool:
     """Whether a superlative ranks rows ("which book has the highest price") or aggregates."""
     tokens = a.question.tokens
@@ -78,7 +87,7 @@ def rank(
         and (
             measure.table == etable
             or _attribute_of(a, etable, measure.table)
-            or not any(t.low in _TOTALS for t in a.question.tokens)
+            or not (any(t.low in _TOTALS for t in a.question.tokens) or _amount(a, sup))
         )
     ):
         # "the member who paid the biggest fee": the single largest value ranks;

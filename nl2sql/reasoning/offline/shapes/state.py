@@ -77,6 +77,10 @@ class Analysis:
     #: `measures.read_measure`: a count cue named a numeric column that holds counts ("how many
     #: pages"); the shape rule clears it when the question asks for one ranked row's value
     quantity: bool = False
+    #: mentions of a column a rule read into another meaning than the column, by start: the
+    #: rows counted ("the most awards": `rank_terms`) or excluded ("never got a rebate":
+    #: `negation`), the modifier of a compound ("the highest season payout": `rank_terms`)
+    absorbed: set[int] = field(default_factory=set)
     #: the shape rule (through `negation.negated_conditions`): negation cues an anti-join took
     negations_done: set[int] = field(default_factory=set)
     #: the shape rule (through `combine.combine`): "or" tokens a merged condition took

@@ -11,7 +11,11 @@ import pytest
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex, build_index
 from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.shapes.analyze import RULES, Rule, analyze
-from nl2sql.reasoning.offline.shapes.checks import check_alternatives, check_negations
+from nl2sql.reasoning.offline.shapes.checks import (
+    check_alternatives,
+    check_columns_read,
+    check_negations,
+)
 from nl2sql.reasoning.offline.shapes.dependent import dependent_columns
 from nl2sql.reasoning.offline.shapes.existence import existence_joins
 from nl2sql.reasoning.offline.shapes.intersect import intersect_both
@@ -157,3 +161,18 @@ def test_check_alternatives_accepts_the_or_a_merged_condition_took():
     assert merged.op == "or"
     with pytest.raises(Unclear, match="'or' between different conditions"):
         check_alternatives(start(*_inputs(question), {}))
+
+
+def test_check_columns_read_refuses_a_query_that_never_reads_a_named_quantity():
+    a = _read("What is the average height of players from Spain?")
+    check_columns_read(a)  # the reading averages the height it names
+    # a reading that lost the height (counted the players instead) is refused, not shown
+    a.query = dataclasses.replace(a.result(), select=[(Agg("count", "players"), None)])
+    with pytest.raises(Unclear, match="could not tell how 'height' applies"):
+        check_columns_read(a)
+
+
+def test_check_columns_read_accepts_a_named_quantity_read_in_a_condition():
+    a = _read("Which players are taller than 1.9 height?")
+    assert [c.target for c in a.result().where] == [Col("players", "height")]
+    check_columns_read(a)
