@@ -4,11 +4,12 @@
 Coded schemas cut words short or drop their vowels. When a content word of the question matched
 nothing, each word of the schema's identifiers that is no English word (lemminflect's dictionary
 knows no part of speech of it) is tried as its abbreviation: it starts with the word's letter and
-is a prefix of the word (`inst`) or a subsequence of its consonants (`mtr` of "meter"), three
-letters at least. A word that exactly one identifier word abbreviates links to what that word
-names — with the question word before or after it where the two are one phrase (`mtr_id` for
-"meter id") — more weakly than a name (form "abbreviation": a weak link in the planner's
-evidence).
+is a prefix of the word (`inst`) or a subsequence of its consonants (`mtr` of "meter"), or,
+in two letters, its first and last consonants (`wt` of "weight"). A word links to what the
+longest identifier word abbreviating it names, when only one is that long (`ptnt` rather than
+`pt` for "patient") — with the question word before or after it where the two are one phrase
+(`mtr_id` for "meter id") — more weakly than a name (form "abbreviation": a weak link in the
+planner's evidence).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from nl2sql.reasoning.offline.words.text import (
 
 #: how much of the abbreviated element's link strength the question word borrows
 SCORE = 0.8
-#: the shortest abbreviation tried: two letters abbreviate too many words
+#: the shortest abbreviation read as any prefix or consonant subsequence (two letters read as
+#: a word's first and last consonants only)
 SHORTEST = 3
 _VOWELS = frozenset("aeiou")
 #: the forms an abbreviation may stand in (never a value, a unit or a modifier)
@@ -50,8 +52,9 @@ def coded_mentions(
         if tok.index in used or tok.kind != "word" or tok.low in FRAME or not tok.low.isalpha():
             continue
         found = {c for c in codes if any(abbreviates(c, w) for w in _forms(tok.low))}
-        if len(found) == 1:
-            coded[tok.index] = found.pop()
+        longest = [c for c in found if len(c) == max(map(len, found))]
+        if len(longest) == 1:  # `ptnt` rather than `pt` for "patients": more of the word
+            coded[tok.index] = longest[0]
     for i in sorted(coded):
         if i in used:
             continue
@@ -71,7 +74,7 @@ def coded_words(idx: SchemaIndex) -> frozenset[str]:
         ]
         idx.coded = frozenset(
             canon(w) for name in names for w in split_identifier(name)
-            if len(w) >= SHORTEST and w.isalpha() and not parts_of_speech(w)
+            if len(w) >= 2 and w.isalpha() and not parts_of_speech(w)
         )
     return idx.coded
 
@@ -79,9 +82,13 @@ def coded_words(idx: SchemaIndex) -> frozenset[str]:
 @lru_cache(maxsize=65536)
 def abbreviates(code: str, word: str) -> bool:
     """Whether `code` abbreviates `word`: its prefix, or a subsequence of its consonants, with
-    the word's first letter (`inst` of "install", `mtr` of "meter", `stdg` of "standing")."""
-    if len(code) < SHORTEST or len(word) <= len(code) or code[0] != word[0]:
+    the word's first letter (`inst` of "install", `mtr` of "meter", `stdg` of "standing"); two
+    letters only as the word's first and last consonants (`wt` of "weight", `nm` of "name")."""
+    if len(code) < 2 or len(word) <= len(code) or code[0] != word[0]:
         return False
+    if len(code) < SHORTEST:
+        last = next((ch for ch in reversed(word) if ch not in _VOWELS), "")
+        return len(word) > 3 and code[1] == last
     if word.startswith(code):
         return True
     consonants = iter(ch for i, ch in enumerate(word) if i == 0 or ch not in _VOWELS)

@@ -23,7 +23,8 @@ from collections import deque
 
 from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
 from nl2sql.reasoning.offline.linking.mentions import Linking, Relation
-from nl2sql.reasoning.offline.words.text import Token, is_noun, verb_lemma
+from nl2sql.reasoning.offline.words.cues import AGG_WORDS
+from nl2sql.reasoning.offline.words.text import Token, is_noun, is_past_participle, verb_lemma
 
 #: words allowed between a verb and the entity after it ("cooked at the annual")
 _REACH = 4
@@ -77,8 +78,14 @@ def _verb_here(tokens: list[Token], linking: Linking, tok: Token) -> bool:
     if tok.low != lemma or not is_noun(tok.low):
         return True
     prev = tokens[tok.index - 1] if tok.index else None
-    subject_ends = {m.end for m in linking.mentions if m.tables()}
-    return prev is not None and (tok.index in subject_ends or prev.low in _VERB_LEADS)
+    if prev is not None and prev.low in _VERB_LEADS:
+        return True
+    subject = next((m for m in linking.mentions if m.tables() and m.end == tok.index), None)
+    nxt = tokens[tok.index + 1] if tok.index + 1 < len(tokens) else None
+    # "the total parcel weight handled by …": a noun compound, whose head a participle follows
+    compound = (nxt is not None and is_past_participle(nxt.low)) or (
+        subject is not None and subject.start > 0 and tokens[subject.start - 1].low in AGG_WORDS)
+    return subject is not None and not compound
 
 
 def _fronted_object(tokens: list[Token], at: int) -> bool:

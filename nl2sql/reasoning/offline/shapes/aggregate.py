@@ -18,12 +18,31 @@ from nl2sql.reasoning.offline.shapes.roles import groups
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words.numeric import NumCue
+from nl2sql.schema.relationships import holds_every_row_once
 
 _DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
                 "different", "distinct", "unique", "each", "every"}  # fmt: skip
 _COORDINATORS = {"and", "list", "show", "give", "return", "display", "find", "get", "tell", "name"}
 _COPULAS = {"is", "are", "was", "were"}
 _WH_WORDS = {"what", "which", "who"}
+
+
+def _names_rows(a: Analysis, q: Query) -> bool:
+    """Whether every condition names rows by a key or a name ("does book X have"), so that
+    the count the column holds is read off them; "seats in use across active subscriptions"
+    filters on a status and adds them up."""
+    idx = a.question.idx
+    for c in q.where:
+        col = c.target
+        if c.op != "=" or not isinstance(col, Col):
+            return False
+        named = set(idx.pk(col.table)) | set(idx.labels.get(col.table, []))
+        column = idx.column(col.table, col.column)
+        if col.column not in named and not (
+            column is not None and holds_every_row_once(idx.tables[col.table], column)
+        ):
+            return False
+    return True
 
 
 def aggregate(a: Analysis, measure: Agg) -> Query:
@@ -37,9 +56,11 @@ def aggregate(a: Analysis, measure: Agg) -> Query:
     keys, shown = _implicit_groups(a, keys, shown, measure)
     if keys and not explicit and not having and _argmax(a, q, measure, shown):
         return q
-    if a.quantity and q.where and not keys and not having and measure.col is not None:
+    if a.quantity and q.where and not keys and not having and measure.col is not None and (
+        _names_rows(a, q)
+    ):
         q.shape = "listing"
-        q.select = [(measure.col, None)]  # the value of the filtered rows
+        q.select = [(measure.col, None)]  # the value of the rows named ("pages of book X")
         return q
     q.group = keys
     q.select = [(o, None) for o in [*shown, measure, *a.extra]]

@@ -13,7 +13,12 @@ from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
-from nl2sql.reasoning.offline.words.text import is_past_participle, split_identifier, verb_lemma
+from nl2sql.reasoning.offline.words.text import (
+    canon,
+    is_past_participle,
+    split_identifier,
+    verb_lemma,
+)
 from nl2sql.reasoning.offline.words.wordnet import share_sense
 
 
@@ -178,4 +183,22 @@ def adjective_measure(a: Analysis, sup: Superlative | None, entity: Col | str) -
                 return Col(t, dates[0])
         return None
     # "the tallest goalkeeper": the height may live in the row the goalkeeper references
-    return a.res.measure_column(sup[2], [table])
+    found = a.res.measure_column(sup[2], [table])
+    if found is None and "age" in sup[2]:
+        found = _birth_date(a, table)
+    return found
+
+
+_BIRTH = frozenset(canon(w) for w in ("birth", "birthday", "born"))
+
+
+def _birth_date(a: Analysis, table: str) -> Col | None:
+    """ "The oldest player" with no age column: the one date column of `table` that holds a
+    birth date, ranked the other way round (the oldest was born first: `Analysis.inverse`)."""
+    idx = a.question.idx
+    born = [c for c in idx.date_columns(table) if _BIRTH & set(idx.col_words[(table, c)])]
+    if len(born) != 1:
+        return None
+    a.inverse = True
+    a.notes.append(f"age read from the birth date {table}.{born[0]}: the oldest was born first")
+    return Col(table, born[0])

@@ -31,6 +31,14 @@ _BE = {"is", "was", "are", "were", "'s"}
 _TOTALS = {"total", "totals", "overall", "combined", "altogether", "cumulative", "sum"}
 
 
+def _first_of_all(a: Analysis, sup: Superlative | None) -> bool:
+    """ "Youngest first", "the most expensive first": every row, in that order."""
+    tokens = a.question.tokens
+    i = sup[1] if sup is not None else -1
+    return 0 <= i < len(tokens) - 1 and tokens[i + 1].low == "first" and (
+        i + 2 == len(tokens) or tokens[i + 2].kind == "punct")
+
+
 def _amount(a: Analysis, sup: Superlative | None) -> bool:
     """ "Spends the most on wages", "earned the least from its tours": "most" stands for an
     amount, what is spent or earned in all (a preposition follows it, no noun)."""
@@ -78,6 +86,8 @@ def rank(
         entity = entity.table
         a.res.entity = entity
     direction = sup[0] if sup is not None else (limit_dir or "desc")
+    if a.inverse:
+        direction = "asc" if direction == "desc" else "desc"
     etable = entity.table if isinstance(entity, Col) else entity_m and a.res.table(entity_m)
     if own_measure:
         etable = a.res.entity
@@ -96,7 +106,8 @@ def rank(
             per_group = per_group_extreme(a, entity, etable, measure, direction)
             if per_group is not None:
                 return per_group
-        return _plain_ranking(a, entity, etable, measure, direction, limit or 1)
+        return _plain_ranking(a, entity, etable, measure, direction,
+                              None if _first_of_all(a, sup) else limit or 1)
     if isinstance(measure, Col):
         measure = Agg("sum", measure.table, measure)
     return _grouped_ranking(a, entity, measure, direction, limit)
@@ -133,7 +144,7 @@ def _attribute_of(a: Analysis, entity_table: str | None, table: str) -> bool:
 
 
 def _plain_ranking(
-    a: Analysis, entity: Col | str, root: str, measure: Col, direction: str, limit: int
+    a: Analysis, entity: Col | str, root: str, measure: Col, direction: str, limit: int | None
 ) -> Query:
     q = Query(root=root, shape="ranking")
     a.res.add_context(q.root)

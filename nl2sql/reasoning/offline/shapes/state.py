@@ -81,6 +81,9 @@ class Analysis:
     #: rows counted ("the most awards": `rank_terms`) or excluded ("never got a rebate":
     #: `negation`), the modifier of a compound ("the highest season payout": `rank_terms`)
     absorbed: set[int] = field(default_factory=set)
+    #: the shape rule (through `rank_terms`): the measure ranks the other way round from the
+    #: words (a birth date for "the oldest")
+    inverse: bool = False
     #: the shape rule (through `negation.negated_conditions`): negation cues an anti-join took
     negations_done: set[int] = field(default_factory=set)
     #: the shape rule (through `combine.combine`): "or" tokens a merged condition took

@@ -80,6 +80,9 @@ def _period(tokens: list[Token], i: int, allow_bare_year: bool) -> Period | None
         return day, day + timedelta(days=1), i + 1, None, None, None
     if tok.low in MONTHS and (tok.low != "may" or _year(_at(tokens, i + 1))):
         return _month_period(tokens, i)
+    day_first = _day_first(tokens, i)
+    if day_first is not None:
+        return day_first
     quarter, j = _quarter(tokens, i)
     if quarter:
         if (_at(tokens, j) or tok).low == "of":
@@ -93,6 +96,31 @@ def _period(tokens: list[Token], i: int, allow_bare_year: bool) -> Period | None
     if year and allow_bare_year:
         return date(year, 1, 1), date(year + 1, 1, 1), i + 1, None, None, year
     return None
+
+
+_ORDINAL_ENDINGS = frozenset("st nd rd th".split())
+
+
+def _day_first(tokens: list[Token], i: int) -> Period | None:
+    """A day written before its month and year: "1 January 2000", "15th of May, 2024"."""
+    tok = tokens[i]
+    if tok.kind != "number" or _year(tok) is not None or not tok.text.isdigit():
+        return None
+    j = i + 1
+    for skip in (_ORDINAL_ENDINGS, {"of"}):
+        if (_at(tokens, j) or tok).low in skip:
+            j += 1
+    month_tok = _at(tokens, j)
+    if month_tok is None or month_tok.low not in MONTHS:
+        return None
+    j += 1
+    if (_at(tokens, j) or tok).kind == "punct":
+        j += 1
+    year, month, day_no = _year(_at(tokens, j)), MONTHS[month_tok.low], int(tok.text)
+    if year is None or not 1 <= day_no <= calendar.monthrange(year, month)[1]:
+        return None
+    day = date(year, month, day_no)
+    return day, day + timedelta(days=1), j + 1, None, None, None
 
 
 def _month_period(tokens: list[Token], i: int) -> Period | None:
@@ -177,7 +205,8 @@ def _open_ended(tokens: list[Token], cond: DateCond, i: int) -> DateCond:
 
 def _with_preposition(tokens: list[Token], i: int, p: Period) -> tuple[DateCond, int]:
     start, end, j, part, part_value, year = p
-    lead = [k for k in (i - 1, i - 2) if k >= 0]
+    at = i - 1 if i > 0 and tokens[i - 1].low == "the" and _day_first(tokens, i) else i
+    lead = [k for k in (at - 1, at - 2) if k >= 0]  # "before the 3rd of March": the skipped
     words = [tokens[k].low for k in lead]
     first = lead[0] if lead else i
     if part is not None:

@@ -1,6 +1,7 @@
 """"Spends the most on wages": "most" standing for an amount ranks each entity by the total of
-what its rows hold, not by its number of rows nor by its single largest row. Schemas are built
-here: camelCase with declared keys, snake_case without."""
+what its rows hold, not by its number of rows nor by its single largest row; a count column
+over filtered rows is added up; "the oldest" with no age column ranks by the birth date, the
+other way round. Schemas are built here: camelCase with declared keys, snake_case without."""
 
 from __future__ import annotations
 
@@ -12,15 +13,22 @@ _CAMEL = """
     CREATE TABLE teams (teamId INTEGER PRIMARY KEY, teamName TEXT);
     INSERT INTO teams VALUES (1, 'Rovers'), (2, 'United'), (3, 'Athletic');
     CREATE TABLE players (playerId INTEGER PRIMARY KEY, lastName TEXT,
-        teamId INTEGER REFERENCES teams(teamId), annualSalaryUsd INTEGER);
-    INSERT INTO players VALUES (1, 'Hale', 1, 90000), (2, 'Ives', 1, 20000), (3, 'Jung', 1, 15000),
-        (4, 'Kerr', 2, 100000), (5, 'Lamb', 2, 60000), (6, 'Moss', 3, 30000);
+        teamId INTEGER REFERENCES teams(teamId), annualSalaryUsd INTEGER, birthDate TEXT,
+        signedOn TEXT);
+    INSERT INTO players VALUES (1, 'Hale', 1, 90000, '1990-04-02', '2020-01-01'),
+        (2, 'Ives', 1, 20000, '2001-07-19', '2019-03-03'),
+        (3, 'Jung', 1, 15000, '1996-11-30', '2023-05-05'),
+        (4, 'Kerr', 2, 100000, '1988-02-14', '2021-06-06'),
+        (5, 'Lamb', 2, 60000, '1999-09-09', '2018-08-08'),
+        (6, 'Moss', 3, 30000, '2003-01-25', '2022-02-02');
 """
 _SNAKE = """
     CREATE TABLE shop (shop_id INTEGER PRIMARY KEY, shop_name TEXT);
     INSERT INTO shop VALUES (1, 'Corner'), (2, 'Harbour');
-    CREATE TABLE sale (sale_id INTEGER PRIMARY KEY, shop_id INTEGER, amount REAL);
-    INSERT INTO sale VALUES (1, 1, 500.0), (2, 2, 220.0), (3, 2, 230.0), (4, 2, 240.0);
+    CREATE TABLE sale (sale_id INTEGER PRIMARY KEY, shop_id INTEGER, amount REAL, items INTEGER,
+        channel TEXT);
+    INSERT INTO sale VALUES (1, 1, 500.0, 4, 'online'), (2, 2, 220.0, 2, 'online'),
+        (3, 2, 230.0, 3, 'store'), (4, 2, 240.0, 1, 'online');
 """
 
 
@@ -46,3 +54,27 @@ def _rows(result) -> list:
 ])
 def test_the_most_on_an_amount_ranks_by_its_total(session, question, source, expected):
     assert _rows(session.ask(question, datasource=source))[:1] == expected
+
+
+def test_a_count_column_over_filtered_rows_is_added_up(session):
+    # was the three rows' items listed: the count a column holds is read off only the rows
+    # a key or a name picks ("how many items did sale 1 have")
+    result = session.ask("How many items were sold across all online sales?", datasource="snake")
+    assert _rows(result) == [(7,)]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # was refused: "oldest" found no age column
+    ("Who is the oldest player?", [("Kerr",)]),
+    ("Who is the youngest player?", [("Moss",)]),
+])
+def test_the_oldest_ranks_by_the_birth_date_the_other_way_round(session, question, expected):
+    assert _rows(session.ask(question, datasource="camel")) == expected
+
+
+def test_a_superlative_then_first_orders_every_row(session):
+    # was the one youngest player: "youngest first" asks for all of them in that order
+    result = session.ask("List the players signed after 2020-01-01, youngest first.",
+                         datasource="camel")
+    assert result.status == "success", result.first_error
+    assert [tuple(r) for r in result.to_dict()["rows"]] == [("Moss",), ("Jung",), ("Kerr",)]

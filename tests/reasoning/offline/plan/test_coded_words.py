@@ -17,6 +17,10 @@ _CODED = """
     CREATE TABLE MTR (mtr_id TEXT PRIMARY KEY, trf_cd TEXT, inst_dt TEXT);
     INSERT INTO MTR VALUES ('M1', 'A1', '2012-04-01'), ('M2', 'A1', '2019-06-30'),
         ('M3', 'B2', '2010-01-15'), ('M4', 'C3', '2021-02-02');
+    CREATE TABLE DPT (dpt_cd TEXT PRIMARY KEY, dpt_nm TEXT);
+    INSERT INTO DPT VALUES ('N', 'North Hub'), ('S', 'South Hub');
+    CREATE TABLE PRCL (prcl_id TEXT PRIMARY KEY, dpt_cd TEXT, prcl_wt_kg REAL);
+    INSERT INTO PRCL VALUES ('P1', 'N', 2.5), ('P2', 'N', 1.0), ('P3', 'S', 7.0);
 """
 # "plates" could be written `plt` or `plts`: neither is guessed
 _RIVALS = """
@@ -48,7 +52,8 @@ def _rows(result) -> list:
     ("stdg", "standing", True),
     ("trf", "tariff", True),
     ("mtr", "timer", False),  # another first letter
-    ("dt", "date", False),  # two letters abbreviate too many words
+    ("wt", "weight", True),  # two letters: the first and last consonants
+    ("wg", "weight", False),  # two letters, not the last consonant
     ("mtra", "meter", False),  # a vowel the word does not have there
     ("meter", "meter", False),  # the word itself is no abbreviation of it
 ])
@@ -62,6 +67,9 @@ def test_abbreviates(code, word, expected):
     ("How many meters are on each tariff?", [("Economy", 1), ("Green", 1), ("Standard", 2)]),
     ("Which meters were installed before 2015?", [("M1",), ("M3",)]),
     ("Which tariff has the highest standing charge?", [("Green",)]),
+    # two letters as a word's first and last consonants; "weight" was read as a verb
+    ("What is the total parcel weight handled by each depot?",
+     [("North Hub", 3.5), ("South Hub", 7.0)]),
 ])
 def test_a_coded_name_is_read_as_the_word_it_abbreviates(session, question, expected):
     assert _rows(session.ask(question, datasource="coded")) == expected

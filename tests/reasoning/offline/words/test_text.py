@@ -76,6 +76,10 @@ def test_tokenize_keeps_quoted_literals_dates_and_numbers():
         ("since March 5, 2024", date(2024, 3, 5), None),
         ("prior to 2020", None, date(2020, 1, 1)),
         ("on 2024-01-05", date(2024, 1, 5), date(2024, 1, 6)),
+        # the day before the month: was two numbers and a month, no date
+        ("born after 1 January 2000", date(2000, 1, 2), None),
+        ("since 15th May, 2024", date(2024, 5, 15), None),
+        ("before the 3rd of March 1995", None, date(1995, 3, 3)),
     ],
 )
 def test_date_expressions_become_half_open_day_ranges(text, start, end):
