@@ -185,7 +185,8 @@ def _elements(
     elements = _same_word(idx, span[-1], idx.phrases.get(tuple(t.canon for t in span), []))
     if len(span) == 1 and (verb or is_verb_form(span[0])):
         # "boats were made" does not name a `make` column; "opened" may name `opened_date` and
-        # "priced between 10 and 20" the price: a verb names a measure or a date, never a label
+        # "priced between 10 and 20" the price, "the most experienced" `YearsExperience`: a
+        # verb names a measure or a date, never a label
         return [
             e
             for e in elements
@@ -193,7 +194,8 @@ def _elements(
             and (
                 e.form == "measure"
                 or (idx.kind(e.table, e.column) == "date" and not graded)
-                or (idx.kind(e.table, e.column) == "number" and e.form in ("name", "original"))
+                or (idx.kind(e.table, e.column) == "number"
+                    and (e.form in ("name", "original") or (graded and e.form == "head")))
                 # "invoices that are paid": a participle names the yes/no column called so
                 or (e.form in ("name", "original") and flag_values(idx, e.table, e.column))
             )

@@ -19,10 +19,15 @@ _DISTINCT = {"different", "distinct", "unique"}
 _COUNT_SUFFIXES = {"num", "number", "nr", "no"}  # `page_num` may hold a count; `ref`, `id` never
 
 
-def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention]:
+def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention | None]:
     """The aggregate of the count cue spanning tokens[cc[0]:cc[1]], and the mention it counts."""
     question, tokens = a.question, a.question.tokens
     m = a.next_mention(cc[1], within=5)
+    if m is None:
+        table = _counted_value(a, cc[1])
+        if table is not None:  # "how many dogs are there": the rows holding the value
+            a.res.add_context(table)
+            return Agg("count", table), None
     if m is None or question.unknown_between(cc[1], m.start):
         raise Unclear(
             question.unknown_between(cc[1], len(tokens))
@@ -38,6 +43,14 @@ def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention]:
     if before and before[-1].low in C.AGG_WORDS and C.AGG_WORDS[before[-1].low] != "sum":
         return _agg_of_number(a, C.AGG_WORDS[before[-1].low], m), m
     return _count_of(a, m, distinct), m
+
+
+def _counted_value(a: Analysis, at: int) -> str | None:
+    """The table of the stored value written right after the count cue as the counted noun
+    ("how many dogs", "how many cats are older than 4"), when it is stored in one table."""
+    value = next((v for v in a.question.linking.values if v.start == at), None)
+    tables = {o[0] for o in value.options} if value is not None else set()
+    return tables.pop() if len(tables) == 1 else None
 
 
 def _agg_of_number(a: Analysis, func: str, m: Mention) -> Agg:

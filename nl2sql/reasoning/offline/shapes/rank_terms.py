@@ -104,6 +104,8 @@ def _compound_head(a: Analysis, m: Mention | None) -> Mention | None:
     """English noun compounds end with their head: "the highest quarter payout" ranks by the
     payout; a measurable column named right after `m` is read instead, `m` only modifies it."""
     while m is not None:
+        if m.end - m.start == 1 and is_past_participle(a.question.tokens[m.start].low):
+            return m  # "the most experienced claims adjuster": a participle modifies no noun
         end = m.end
         after = (n for n in a.question.mentions if n.start == end and n.start not in a.used)
         nxt = next(after, None)
@@ -150,7 +152,9 @@ def ranked_entity(
     if sup is not None:
         after = a.next_mention(sup[1] + 1, within=1, exclude=measure_m)
         if after is not None and a.res.table(after):
-            return after
+            # "the most experienced claims adjuster": a compound of tables ends with its head
+            head = next((n for n in free if n.start == after.end and a.res.table(n)), None)
+            return head or after
     tables = [m for m in free if a.res.table(m)]
     if tables or free:
         return (tables or free)[0]

@@ -1,7 +1,8 @@
 """"Spends the most on wages": "most" standing for an amount ranks each entity by the total of
 what its rows hold, not by its number of rows nor by its single largest row; a count column
 over filtered rows is added up; "the oldest" with no age column ranks by the birth date, the
-other way round. Schemas are built here: camelCase with declared keys, snake_case without."""
+other way round; "the most experienced" ranks by a column its verb names. Schemas are built
+here: camelCase and PascalCase with declared keys, snake_case without."""
 
 from __future__ import annotations
 
@@ -22,6 +23,14 @@ _CAMEL = """
         (5, 'Lamb', 2, 60000, '1999-09-09', '2018-08-08'),
         (6, 'Moss', 3, 30000, '2003-01-25', '2022-02-02');
 """
+_PASCAL = """
+    CREATE TABLE Adjusters (AdjusterId INTEGER PRIMARY KEY, FullName TEXT, YearsExperience INTEGER);
+    INSERT INTO Adjusters VALUES (1, 'Ana Ruiz', 4), (2, 'Ben Cole', 17), (3, 'Cy Park', 9);
+    CREATE TABLE Claims (ClaimId INTEGER PRIMARY KEY, AdjusterId INTEGER REFERENCES
+        Adjusters(AdjusterId), ClaimDate TEXT);
+    INSERT INTO Claims VALUES (1, 1, '2024-01-01'), (2, 1, '2024-02-01'), (3, 1, '2024-03-01'),
+        (4, 3, '2024-04-01');
+"""
 _SNAKE = """
     CREATE TABLE shop (shop_id INTEGER PRIMARY KEY, shop_name TEXT);
     INSERT INTO shop VALUES (1, 'Corner'), (2, 'Harbour');
@@ -36,7 +45,7 @@ _SNAKE = """
 def session(tmp_path_factory, sqlite_sources):
     folder = tmp_path_factory.mktemp("amounts")
     return nl2sql.connect(
-        sources=sqlite_sources(folder, {"camel": _CAMEL, "snake": _SNAKE}),
+        sources=sqlite_sources(folder, {"camel": _CAMEL, "snake": _SNAKE, "pascal": _PASCAL}),
         settings={"project_dir": str(folder / "p")},
     )
 
@@ -78,3 +87,12 @@ def test_a_superlative_then_first_orders_every_row(session):
                          datasource="camel")
     assert result.status == "success", result.first_error
     assert [tuple(r) for r in result.to_dict()["rows"]] == [("Moss",), ("Jung",), ("Kerr",)]
+
+
+@pytest.mark.parametrize("question", [
+    "Who is the most experienced adjuster?",
+    # was the claims, counted: "experienced claims" read as a compound, "claims" as what ranks
+    "Who is our most experienced claims adjuster?",
+])
+def test_a_graded_participle_names_its_measure(session, question):
+    assert _rows(session.ask(question, datasource="pascal")) == [("Ben Cole",)]

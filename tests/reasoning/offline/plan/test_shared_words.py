@@ -72,3 +72,12 @@ def test_an_answer_to_part_of_the_question_is_refused(session):
                          datasource="snake")
     assert result.status == "not_answerable"
     assert "only part of the question" in result.first_error.message
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # were refused: "could not tell what to count" (no table named after "how many")
+    ("How many cats are there?", [(2,)]),
+    ("How many rabbits do we have?", [(2,)]),
+])
+def test_a_counted_value_counts_the_rows_that_hold_it(session, question, expected):
+    assert _rows(session.ask(question, datasource="snake")) == expected
