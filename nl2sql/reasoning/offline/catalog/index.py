@@ -312,6 +312,10 @@ def _index_forms(
     if len(cw) >= 2 and cw[-1] in DATE_WORDS | {"at", "on"}:
         # "opened" names `opened_date`, "created" names `created_at`
         add(cw[:-1], Element(key, col.name, 0.75, "short"))
+    # "score" names `scoreOutOf10`, "cost" `costPerKgEur`: the words from "out"/"per" on scale it
+    scale = next((i for i, w in enumerate(cw) if i and w in ("out", "per") and i < len(cw) - 1), 0)
+    if scale:
+        add(cw[:scale], Element(key, col.name, 0.75, "short"))
 
 
 def _index_modifiers(idx: SchemaIndex) -> None:

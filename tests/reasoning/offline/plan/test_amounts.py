@@ -15,13 +15,13 @@ _CAMEL = """
     INSERT INTO teams VALUES (1, 'Rovers'), (2, 'United'), (3, 'Athletic');
     CREATE TABLE players (playerId INTEGER PRIMARY KEY, lastName TEXT,
         teamId INTEGER REFERENCES teams(teamId), annualSalaryUsd INTEGER, birthDate TEXT,
-        signedOn TEXT);
-    INSERT INTO players VALUES (1, 'Hale', 1, 90000, '1990-04-02', '2020-01-01'),
-        (2, 'Ives', 1, 20000, '2001-07-19', '2019-03-03'),
-        (3, 'Jung', 1, 15000, '1996-11-30', '2023-05-05'),
-        (4, 'Kerr', 2, 100000, '1988-02-14', '2021-06-06'),
-        (5, 'Lamb', 2, 60000, '1999-09-09', '2018-08-08'),
-        (6, 'Moss', 3, 30000, '2003-01-25', '2022-02-02');
+        signedOn TEXT, ratingOutOf10 REAL);
+    INSERT INTO players VALUES (1, 'Hale', 1, 90000, '1990-04-02', '2020-01-01', 6.5),
+        (2, 'Ives', 1, 20000, '2001-07-19', '2019-03-03', 8.0),
+        (3, 'Jung', 1, 15000, '1996-11-30', '2023-05-05', 7.0),
+        (4, 'Kerr', 2, 100000, '1988-02-14', '2021-06-06', 9.5),
+        (5, 'Lamb', 2, 60000, '1999-09-09', '2018-08-08', 5.0),
+        (6, 'Moss', 3, 30000, '2003-01-25', '2022-02-02', 7.5);
 """
 _PASCAL = """
     CREATE TABLE Adjusters (AdjusterId INTEGER PRIMARY KEY, FullName TEXT, YearsExperience INTEGER);
@@ -96,3 +96,9 @@ def test_a_superlative_then_first_orders_every_row(session):
 ])
 def test_a_graded_participle_names_its_measure(session, question):
     assert _rows(session.ask(question, datasource="pascal")) == [("Ben Cole",)]
+
+
+def test_a_column_named_with_its_scale_is_named_without_it(session):
+    # was refused: "rating" named no column (`ratingOutOf10` ends with its scale)
+    result = session.ask("Which player has the highest rating?", datasource="camel")
+    assert _rows(result) == [("Kerr",)]
