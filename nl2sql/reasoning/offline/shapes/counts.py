@@ -34,6 +34,11 @@ def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention | None
             or "could not tell what to count after '" + question.text(*cc) + "'"
         )
     distinct = any(t.low in _DISTINCT for t in tokens[cc[1] : m.start])
+    head = a.next_mention(m.end, within=0)
+    if a.res.table(m) and head is not None and a.res.table(head):
+        a.used.add(m.start)
+        a.absorbed.add(m.start)
+        m = head  # "how many class bookings": a compound of tables counts its head
     a.used.add(m.start)
     # the cue's own words ("total number of") are the count, even where a column is named
     # "number" or "total": they have no other role to play

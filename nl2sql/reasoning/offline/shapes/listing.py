@@ -70,6 +70,8 @@ def _and_position(a: Analysis, m: Mention) -> str:
             if t.low not in ("the", "their", "its")]  # fmt: skip
     if prev[-1:] == ["and"]:
         return "after"
+    if [t.low for t in tokens[m.end : m.end + 2]] in (["together", "with"], ["along", "with"]):
+        return "before"  # "every class together with the trainer's name": both are shown
     if m.end + 1 >= len(tokens) or tokens[m.end].low != "and":
         return ""
     # "the agents and their teams" lists; "… a loan and have paid …" joins two clauses

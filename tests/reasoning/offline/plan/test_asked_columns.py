@@ -1,7 +1,8 @@
 """What a listing shows and which table a word names: "which policies …? include the start
 date" shows the policies and the date, "…, and when?" the date the condition is on, "restaurants
 opened in 2019" is a subject and its verb (not an `openedOn` column asked for), and "screens"
-names `screens`, not `screenings` (both stem to "screen"). Schemas are built here: PascalCase
+names `screens`, not `screenings` (both stem to "screen"); "every screen together with its
+cinema" shows both, and "how many screen screenings" counts screenings. Schemas are built here: PascalCase
 with declared keys, camelCase and snake_case without."""
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ _SNAKE = """
     CREATE TABLE screens (screen_id INTEGER PRIMARY KEY, cinema_id INTEGER, screen_name TEXT);
     INSERT INTO screens VALUES (1, 1, 'S1'), (2, 1, 'S2'), (3, 2, 'S3');
     CREATE TABLE screenings (screening_id INTEGER PRIMARY KEY, screen_id INTEGER,
-        screening_date TEXT);
-    INSERT INTO screenings VALUES (1, 1, '2024-01-01'), (2, 1, '2024-01-02'),
-        (3, 2, '2024-01-02'), (4, 3, '2024-01-03'), (5, 3, '2024-01-04'), (6, 3, '2024-01-05');
+        screening_date TEXT, status TEXT);
+    INSERT INTO screenings VALUES (1, 1, '2024-01-01', 'Held'), (2, 1, '2024-01-02', 'Held'),
+        (3, 2, '2024-01-02', 'Held'), (4, 3, '2024-01-03', 'Cancelled'),
+        (5, 3, '2024-01-04', 'Held'), (6, 3, '2024-01-05', 'Held');
 """
 
 
@@ -72,3 +74,17 @@ def test_a_table_and_its_verb_are_no_column_phrase(session):
 def test_a_word_names_the_table_of_its_own_word_not_of_its_stem(session, question, expected):
     # "screens" counted screenings; "screenings" counted distinct screening dates
     assert _rows(session.ask(question, datasource="snake")) == expected
+
+
+def test_together_with_shows_the_rows_and_what_comes_with_them(session):
+    # was the cinema names alone: the screens listed were not shown
+    result = session.ask("Show every screen together with the cinema name.",
+                         datasource="snake")
+    assert _rows(result) == [("S1", "Roxy"), ("S2", "Roxy"), ("S3", "Lux")]
+
+
+def test_a_count_of_a_compound_of_tables_counts_its_head(session):
+    # was the screens counted ("screen screenings" read as the screens that have them)
+    result = session.ask("For each cinema, how many screen screenings were held?",
+                         datasource="snake")
+    assert _rows(result) == [("Lux", 2), ("Roxy", 3)]
