@@ -51,6 +51,11 @@ def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
     return [c.name for c in texts if _names_every_row(table, c)][:1]
 
 
+def row_names(idx: SchemaIndex, key: str) -> set[str]:
+    """The columns that name a row of `key`: its key and its label columns."""
+    return set(idx.pk(key)) | set(idx.labels.get(key, []))
+
+
 def _names_every_row(table: Table, col: Column) -> bool:
     """A text column holding a different value on each of the table's (several) rows
     (`holds_every_row_once` reads a profile taken over the whole table)."""

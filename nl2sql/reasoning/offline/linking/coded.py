@@ -27,7 +27,7 @@ from nl2sql.reasoning.offline.words.text import (
     noun_lemmas,
     parts_of_speech,
     split_identifier,
-    verb_lemmas,
+    verb_lemma,
 )
 
 #: how much of the abbreviated element's link strength the question word borrows
@@ -97,7 +97,7 @@ def abbreviates(code: str, word: str) -> bool:
 
 def _forms(word: str) -> set[str]:
     """The word and its base forms ("readings": reading; "installed": install)."""
-    return {word, *noun_lemmas(word), *verb_lemmas(word)}
+    return {word, *noun_lemmas(word), verb_lemma(word) or word}
 
 
 def _phrase(

@@ -18,6 +18,7 @@ from nl2sql.errors import Refusal, RefusalCode
 from nl2sql.plan import ColumnRef, PlanModel, is_aggregate, walk
 from nl2sql.reasoning.base import ValueLookup
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.catalog.labels import row_names
 from nl2sql.reasoning.offline.confidence import calibrated, evidence, unnamed_shown, used_refs
 from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
@@ -271,7 +272,7 @@ def _counted_per_own_name(q: Query, idx: SchemaIndex) -> str:
             continue
         if t.col is not None and t.col.column not in idx.pk(t.table):
             continue
-        own = set(idx.pk(t.table)) | set(idx.labels.get(t.table, []))
+        own = row_names(idx, t.table)
         if any(table == t.table and column in own for table, column in grouped):
             return t.table
     return ""

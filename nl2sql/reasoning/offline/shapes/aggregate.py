@@ -12,13 +12,13 @@ from __future__ import annotations
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import conditions
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
+from nl2sql.reasoning.offline.shapes.counts import identifies_rows
 from nl2sql.reasoning.offline.shapes.having import having_subquery
 from nl2sql.reasoning.offline.shapes.ordering import finish_order, order_request
 from nl2sql.reasoning.offline.shapes.roles import groups
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words.numeric import NumCue
-from nl2sql.schema.relationships import holds_every_row_once
 
 _DETERMINERS = {"the", "its", "their", "his", "her", "a", "an", "all", "also", "me", "us",
                 "different", "distinct", "unique", "each", "every"}  # fmt: skip
@@ -31,18 +31,12 @@ def _names_rows(a: Analysis, q: Query) -> bool:
     """Whether every condition names rows by a key or a name ("does book X have"), so that
     the count the column holds is read off them; "seats in use across active subscriptions"
     filters on a status and adds them up."""
-    idx = a.question.idx
-    for c in q.where:
-        col = c.target
-        if c.op != "=" or not isinstance(col, Col):
-            return False
-        named = set(idx.pk(col.table)) | set(idx.labels.get(col.table, []))
-        column = idx.column(col.table, col.column)
-        if col.column not in named and not (
-            column is not None and holds_every_row_once(idx.tables[col.table], column)
-        ):
-            return False
-    return True
+    labels = a.question.idx.labels
+    return all(
+        c.op == "=" and isinstance(c.target, Col)
+        and (c.target.column in labels.get(c.target.table, []) or identifies_rows(a, c.target))
+        for c in q.where
+    )
 
 
 def aggregate(a: Analysis, measure: Agg) -> Query:

@@ -93,7 +93,7 @@ def _count_of(a: Analysis, m: Mention, distinct: bool) -> Agg:
         raise Unclear(f"'{m.text}' is a yes/no column: count the rows where it holds, or "
                       "name what to count")
     # a key repeated in its table (`member_id` of bookings) counts entities once each
-    return Agg("count", col.table, col, distinct=distinct or not _identifies_rows(a, col))
+    return Agg("count", col.table, col, distinct=distinct or not identifies_rows(a, col))
 
 
 _TALLY_WORDS = {"count", "tally"}  # `cnt` reads "count"
@@ -121,7 +121,7 @@ def _yes_no(a: Analysis, col: Col) -> bool:
     return idx.kind(col.table, col.column) == "bool" or two
 
 
-def _identifies_rows(a: Analysis, col: Col) -> bool:
+def identifies_rows(a: Analysis, col: Col) -> bool:
     """Whether the column holds one value per row: its table's key or unique in the data."""
     idx = a.question.idx
     if idx.pk(col.table) == [col.column]:

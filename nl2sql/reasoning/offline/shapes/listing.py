@@ -9,6 +9,7 @@ only "all the information about …" every column. A bare noun phrase with no re
 
 from __future__ import annotations
 
+from nl2sql.reasoning.offline.catalog.labels import row_names
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import conditions
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
@@ -132,7 +133,7 @@ def _asked_which(a: Analysis, entity: str, shown: list[Target]) -> bool:
     then for more; what else it asks for is shown beside the rows' names (unless it names them:
     "… give me the flight id")."""
     tokens, idx = a.question.tokens, a.question.idx
-    named = set(idx.pk(entity)) | set(idx.labels.get(entity, []))
+    named = row_names(idx, entity)
     if any(isinstance(t, Col) and t.table == entity and t.column in named for t in shown):
         return False
     return any(
@@ -191,8 +192,7 @@ def _value_set(a: Analysis, column: Col | None) -> bool:
     if column is None:
         return False
     idx = a.question.idx
-    named = set(idx.pk(column.table)) | set(idx.labels.get(column.table, []))
-    return column.column not in named
+    return column.column not in row_names(idx, column.table)
 
 
 def _which_column(a: Analysis, shown: list[Target]) -> Col | None:

@@ -75,11 +75,6 @@ def noun_lemmas(word: str) -> tuple[str, ...]:
     return _lemmas(word).get("NOUN", ())
 
 
-def verb_lemmas(word: str) -> tuple[str, ...]:
-    """lemminflect's verb lemmas of `word` ("installed" -> ("install",)); () when it is no verb."""
-    return _lemmas(word).get("VERB", ())
-
-
 @lru_cache(maxsize=65536)
 def is_superlative(word: str) -> bool:
     """A superlative to lemminflect's dictionary ("highest", "best", "worst" of an adjective or
