@@ -142,7 +142,8 @@ def term_suggestions(word: str, snapshot: SchemaSnapshot) -> list[Suggestion]:
 def join_suggestions(adapter: DatasourceAdapter, snapshot: SchemaSnapshot, left: list[str],
                      right: list[str]) -> list[Suggestion]:
     """`relationships` entries joining a table of `left` with one of `right`, checked in the data."""
-    from nl2sql.semantic.describe import candidates, check_inclusion
+    from nl2sql.semantic.candidates import candidates
+    from nl2sql.semantic.describe import check_inclusion
 
     ends = {t.lower() for t in left}, {t.lower() for t in right}
 

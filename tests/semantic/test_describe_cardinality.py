@@ -10,7 +10,8 @@ from pathlib import Path
 import yaml
 
 import nl2sql
-from nl2sql.semantic.describe import SHARED_KEYS, draft_file
+from nl2sql.semantic.candidates import SHARED_KEYS
+from nl2sql.semantic.describe import draft_file
 
 FLEET = """
 CREATE TABLE depot (depot_id INTEGER PRIMARY KEY, city TEXT, budget REAL);
