@@ -8,14 +8,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nl2sql.reasoning.offline.catalog.naming import column_name
+from nl2sql.reasoning.offline.catalog.segments import abbreviates
+from nl2sql.reasoning.offline.words import wordnet
+from nl2sql.reasoning.offline.words.text import canon, split_identifier
 from nl2sql.schema.key_names import name_match
 from nl2sql.schema.models import Column, Table
+from nl2sql.schema.naming import is_english_word
 from nl2sql.schema.relationships import holds_every_row_once
 
 if TYPE_CHECKING:
     from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 
-_LABEL_WORDS = ("nam", "titl", "label")
+_LABEL_WORDS = ("name", "title", "label")
 
 
 def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
@@ -30,7 +34,7 @@ def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
     same = [c.name for c in texts if idx.col_words[(key, c.name)] in (tw, tw[-1:])]
     if same:
         return same[:1]
-    for word in _LABEL_WORDS:
+    for word in map(canon, _LABEL_WORDS):  # a title of the row's own beats another's name
         exact = [
             c.name
             for c in texts
@@ -38,11 +42,15 @@ def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
         ]
         if exact:
             return exact[:1]
-        named = [c.name for c in texts if word in idx.col_words[(key, c.name)]]
-        if named:
-            return named[:2]
-    # `authorname` in author: the table's name glued to a label word
     core = idx.naming.table(key).core
+    for word in _LABEL_WORDS:
+        named = [c.name for c in texts if _says(idx, key, c.name, word)]
+        # `agency_name` of agents names an agency: a row's own name parts (`first_name`,
+        # `family_name`) come first
+        own = [c for c in named if not _names_another(idx, key, c, word, core)]
+        if own or named:
+            return (own or named)[:2]
+    # `authorname` in author: the table's name glued to a label word
     glued = [c.name for c in texts if _glued_label(column_name(idx.naming, key, c.name), core)]
     if glued:
         return glued[:1]
@@ -69,3 +77,31 @@ def _glued_label(column: str, table: tuple[str, ...]) -> bool:
         for word in ("name", "title", "label")
         if len(low) > len(word)
     )
+
+
+def _says(idx: SchemaIndex, key: str, column: str, label: str) -> bool:
+    """Whether a column's name holds the word `label`, or is that word abbreviated as a coded
+    schema writes it, behind nothing but the table's name or code (`cmpn_nm` of campaigns)."""
+    if canon(label) in idx.col_words[(key, column)]:
+        return True
+    words = [w.lower() for w in split_identifier(column_name(idx.naming, key, column))]
+    if not words:
+        return False
+    *before, last = words
+    core = idx.naming.table(key).core
+    return (abbreviates(last, label) and not is_english_word(last)
+            and all(w in core or any(abbreviates(w, c) for c in core) for w in before))
+
+
+def _names_another(idx: SchemaIndex, key: str, column: str, label: str,
+                   core: tuple[str, ...]) -> bool:
+    """Whether the words before the label word make the column another thing's name: a noun
+    that is no adjective ("agency name", "gallery name") and forms no name of its own in WordNet
+    ("family name", "company name" are WordNet lemmas; "full", "first", "legal" adjectives)."""
+    words = [w.lower() for w in split_identifier(column_name(idx.naming, key, column))]
+    modifiers = [w for w in words[:-1] if w not in core]
+    if not modifiers or not wordnet.available():
+        return False
+    last = modifiers[-1]
+    return not (wordnet.senses(last, "a", 1) or wordnet.senses(f"{last} {label}", "n", 1)
+                or not wordnet.senses(last, "n", 1))

@@ -24,6 +24,10 @@ _DESCRIPTORS = tuple(
     canon(w) for w in ("name", "title", "label", "description", "type", "code", "number", "id")
 )
 _LABEL_LIKE = _DESCRIPTORS.index(canon("type"))  # the descriptors up to here label the noun
+#: the shortest abbreviation read as any prefix or consonant subsequence (two letters read as
+#: a word's first and last consonants only)
+SHORTEST = 3
+_VOWELS = frozenset("aeiou")
 
 
 def is_descriptor(text: str) -> bool:
@@ -68,3 +72,18 @@ def modifier_columns(
         tables = labelled or list(per_table)
         out[phrase] = [(table, per_table[table][1]) for table in tables]
     return out
+
+
+def abbreviates(code: str, word: str) -> bool:
+    """Whether `code` abbreviates `word`: its prefix, or a subsequence of its consonants, with
+    the word's first letter (`inst` of "install", `mtr` of "meter", `stdg` of "standing"); two
+    letters only as the word's first and last consonants (`wt` of "weight", `nm` of "name")."""
+    if len(code) < 2 or len(word) <= len(code) or code[0] != word[0]:
+        return False
+    if len(code) < SHORTEST:
+        last = next((ch for ch in reversed(word) if ch not in _VOWELS), "")
+        return len(word) > 3 and code[1] == last
+    if word.startswith(code):
+        return True
+    consonants = iter(ch for i, ch in enumerate(word) if i == 0 or ch not in _VOWELS)
+    return all(ch in consonants for ch in code)

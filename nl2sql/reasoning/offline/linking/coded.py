@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import column_name
+from nl2sql.reasoning.offline.catalog.segments import abbreviates
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
@@ -32,10 +33,6 @@ from nl2sql.reasoning.offline.words.text import (
 
 #: how much of the abbreviated element's link strength the question word borrows
 SCORE = 0.8
-#: the shortest abbreviation read as any prefix or consonant subsequence (two letters read as
-#: a word's first and last consonants only)
-SHORTEST = 3
-_VOWELS = frozenset("aeiou")
 #: the forms an abbreviation may stand in (never a value, a unit or a modifier)
 _FORMS = frozenset({"name", "original", "qualified", "short", "head", "part"})
 
@@ -80,21 +77,6 @@ def coded_words(idx: SchemaIndex) -> frozenset[str]:
 
 
 @lru_cache(maxsize=65536)
-def abbreviates(code: str, word: str) -> bool:
-    """Whether `code` abbreviates `word`: its prefix, or a subsequence of its consonants, with
-    the word's first letter (`inst` of "install", `mtr` of "meter", `stdg` of "standing"); two
-    letters only as the word's first and last consonants (`wt` of "weight", `nm` of "name")."""
-    if len(code) < 2 or len(word) <= len(code) or code[0] != word[0]:
-        return False
-    if len(code) < SHORTEST:
-        last = next((ch for ch in reversed(word) if ch not in _VOWELS), "")
-        return len(word) > 3 and code[1] == last
-    if word.startswith(code):
-        return True
-    consonants = iter(ch for i, ch in enumerate(word) if i == 0 or ch not in _VOWELS)
-    return all(ch in consonants for ch in code)
-
-
 def _forms(word: str) -> set[str]:
     """The word and its base forms ("readings": reading; "installed": install)."""
     return {word, *noun_lemmas(word), verb_lemma(word) or word}

@@ -17,8 +17,10 @@ Rules, in order (each consumes its words):
    name abbreviates ("meters" of `MTR`: `coded.py`).
 6. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
    by the lexicon; a verb between two entities the schema graph connects ("chefs who cooked
-   at festivals") is explained by that path (`relations`); whatever is left is unexplained,
-   and the planner refuses it.
+   at festivals") is explained by that path (`relations`); a word that tells apart two keys
+   joining the same tables ("destination" of `destination_airport_id` beside
+   `origin_airport_id`) is a role the join search reads (`roles`; the planner refuses a plan
+   that joins without it); whatever is left is unexplained, and the planner refuses it.
 """
 
 from __future__ import annotations
@@ -96,6 +98,11 @@ def link(
         out.lexical.append(rel.word)
         out.relations.append(rel)
         used.add(rel.word.index)
+    roles = role_words(idx)
+    out.roles = [t for t in rest if t.index not in used and t.low not in FRAME
+                 and t.canon in roles]
+    out.lexical += out.roles
+    used.update(t.index for t in out.roles)
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
     if tokens and tokens[0].low == "where" and 0 not in used:
         out.unexplained.insert(0, tokens[0])  # "where …?" with no place column to answer it
@@ -227,3 +234,18 @@ def _in_capitals(tok: Token) -> bool:
 
 
 # Words that never name a table or column, whatever the schema ("not" must not read `note`).
+
+
+def role_words(idx: SchemaIndex) -> frozenset[str]:
+    """The words that tell apart two keys joining the same two tables (`origin_airport_id`
+    and `destination_airport_id`: "origin", "destination"), canonical."""
+    by_pair: dict[tuple[str, str], list[frozenset[str]]] = {}
+    for e in idx.edges + idx.inferred:
+        words = frozenset(w for c in e.src_cols for w in idx.col_words.get((e.src, c), ()))
+        by_pair.setdefault((e.src, e.dst), []).append(words)
+    out: set[str] = set()
+    for keys in by_pair.values():
+        if len(keys) > 1:
+            shared = frozenset.intersection(*keys)
+            out.update(w for words in keys for w in words - shared)
+    return frozenset(out)

@@ -100,6 +100,7 @@ class Linking:
     lexical: list[Token] = field(default_factory=list)  # relation verbs and filler words (lexicon)
     relations: list[Relation] = field(default_factory=list)  # verbs read as schema paths
     units: list[Token] = field(default_factory=list)  # units after a number or "in" ("120 kph")
+    roles: list[Token] = field(default_factory=list)  # which of two keys joins ("destination")
     lookups: int = 0
 
     def mentioned_tables(self) -> list[str]:

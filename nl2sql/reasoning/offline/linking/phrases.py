@@ -24,7 +24,7 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     irregular_verb,
     is_superlative,
-    noun_lemmas,
+    noun_forms,
     parts_of_speech,
     split_identifier,
 )
@@ -159,17 +159,18 @@ def _same_word(idx: SchemaIndex, tok: Token, elements: list[Element]) -> list[El
     names `screens`, not `screenings` too (the stem of both is "screen")."""
     if len(elements) < 2:
         return elements
-    mine = {tok.low, *noun_lemmas(tok.low)}
-
-    def other(e: Element) -> bool:  # the same stem, another word
-        name = (column_name(idx.naming, e.table, e.column) if e.column
-                else idx.naming.table(e.table).core_name)
-        words = split_identifier(name)
-        last = words[-1] if words else ""
-        return canon(last) == tok.canon and not ({last, *noun_lemmas(last)} & mine)
-
-    kept = [e for e in elements if not other(e)]
+    kept = [e for e in elements if not another_word(idx, e, tok.low)]
     return kept or elements
+
+
+def another_word(idx: SchemaIndex, e: Element, word: str) -> bool:
+    """Whether the last word of `e`'s name only shares the stem of `word` and is another word
+    ("screenings" for "screens", "role" for "roll"; "people" is "person")."""
+    name = (column_name(idx.naming, e.table, e.column) if e.column
+            else idx.naming.table(e.table).core_name)
+    words = split_identifier(name)
+    last = words[-1] if words else ""
+    return canon(last) == canon(word) and not noun_forms(last) & noun_forms(word)
 
 
 def _names_table(idx: SchemaIndex, span: list[Token]) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
+from nl2sql.reasoning.offline.linking.phrases import another_word
 from nl2sql.reasoning.offline.words import wordnet
 from nl2sql.reasoning.offline.words.text import FRAME, Token, canon, noun_lemmas
 
@@ -76,7 +77,7 @@ def synonym_elements(idx: SchemaIndex, word: str) -> list[Element]:
                 if other == lemma:
                     continue
                 named = [e for e in idx.phrases.get(tuple(canon(w) for w in words), [])
-                         if e.form in _FORMS]
+                         if e.form in _FORMS and not another_word(idx, e, words[-1])]
                 if not named:
                     continue
                 if wordnet.share_sense(lemma, other, "n", SENSES):

@@ -35,8 +35,8 @@ from nl2sql.plan import (
     TableRef,
     lit,
 )
-from nl2sql.reasoning.offline.catalog.index import SchemaIndex
-from nl2sql.reasoning.offline.plan.joins import JoinTree, connect, inferred_note
+from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
+from nl2sql.reasoning.offline.plan.joins import JoinTree, Tie, connect, inferred_note
 from nl2sql.reasoning.offline.shapes.spec import (
     Agg,
     Col,
@@ -66,6 +66,8 @@ class PlanBuilder:
         self.notes: list[str] = []
         self.tree: JoinTree | None = None
         self.inferred: list[str] = []  # joins along undeclared relationships, nested ones too
+        self.ties: list[Tie] = []  # join paths the question does not choose between, nested too
+        self.edges: list[FKEdge] = []  # the keys joined on, nested queries' too
 
     def build(self, q: Query) -> PlanModel:
         """The PlanModel of `q`; JoinError when its tables are not connected."""
@@ -75,6 +77,8 @@ class PlanBuilder:
         for i, step in enumerate(tree.steps, start=2):
             self.alias[step.table] = f"{self.prefix}{i}"
         self.notes += tree.notes
+        self.ties += tree.ties
+        self.edges += [s.edge for s in tree.steps]
         self.inferred += [inferred_note(s.edge) for s in tree.inferred]
         self._check_negated(q, tree)
         joins = [Join(alias=self.alias[s.table], on=self._on(s.pairs())) for s in tree.steps]
@@ -84,14 +88,13 @@ class PlanBuilder:
             col, sub = q.in_subquery
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix="s")
             where.append(InList(expr=self._expr(col), query=inner.build(sub)))
-            self.notes += inner.notes
-            self.inferred += inner.inferred
+            self._nested(inner, notes=True)
         if q.extreme is not None:
             where.append(self._group_extreme(q.extreme))
         for n, (col, sub) in enumerate(q.anti, start=1):
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"n{n}_")
             where.append(InList(expr=self._expr(col), query=inner.build(sub), negated=True))
-            self.inferred += inner.inferred
+            self._nested(inner)
         having = [self._cond(c) for c in q.having]
         # a listing through a join that repeats its rows ("members who have a loan") shows each once
         listing_fans_out = (
@@ -102,7 +105,7 @@ class PlanBuilder:
             op, other = q.set_op
             right = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"{self.prefix}b")
             set_operation = SetOperation(op=op, right=right.build(other))
-            self.inferred += right.inferred
+            self._nested(right)
         return PlanModel(
             set_operation=set_operation,
             tables=[TableRef(name=t, alias=self.alias[t]) for t in tree.tables],
@@ -220,6 +223,14 @@ class PlanBuilder:
             self.notes.append(f"joins repeat {table} rows: counting DISTINCT {table}.{key}")
         return Aggregate(func="count", arg=self._expr(Col(table, key)), distinct=True)
 
+    def _nested(self, inner: PlanBuilder, notes: bool = False) -> None:
+        """What a nested query's builder found about its joins (its notes where asked)."""
+        self.inferred += inner.inferred
+        self.ties += inner.ties
+        self.edges += inner.edges
+        if notes:
+            self.notes += inner.notes
+
     def _cond(self, c: Cond) -> Expr:
         if c.op == "or":
             return BoolOp(op="or", items=[self._cond(part) for part in c.values])
@@ -227,7 +238,7 @@ class PlanBuilder:
         if c.values and isinstance(c.values[0], Query):  # "above the average": a scalar sub-query
             inner = PlanBuilder(self.idx, self.words, self.avoid_fan_out, prefix=f"{self.prefix}v")
             sub = inner.build(c.values[0])
-            self.inferred += inner.inferred
+            self._nested(inner)
             return Comparison(op=c.op, left=expr, right=ScalarSubquery(query=sub))
         values = [lit(v) for v in c.values]
         if c.op == "in":

@@ -4,10 +4,15 @@ The tree grows greedily: the pending table nearest to the tree (fewest FK hops) 
 one of its shortest paths. Tie-break between equally short paths, in order:
 1. the path passing through more tables the question mentions;
 2. the path whose FK columns share more words with the question ("branch district" → `branch_id`);
-3. FK declaration order (the table's position in the snapshot, then the FK's position);
-4. table keys, alphabetically.
-When rules 1–2 leave a tie, the choice is reported in `notes` and the tree is marked ambiguous,
-so the planner lowers its confidence and says which alternative it did not take.
+3. the path through tables that refer to both neighbours (crew ← assignments → flights: the
+   rows are related) before one through a table both neighbours refer to (crew → airports ←
+   flights: they only share an airport);
+4. FK declaration order (the table's position in the snapshot, then the FK's position);
+5. table keys, alphabetically.
+When rules 1–3 leave a tie, the choice is reported in `notes` and kept as a `Tie`, so the planner
+lowers its confidence, says which alternative it did not take and can read the question the
+other way. A tie between two joins of the same tables on different columns (a flight's origin or
+destination airport) is a role the question did not name: a guess, not a likely reading.
 
 Declared keys always win: the relationships inferred from names and values
 (`nl2sql.schema.relationships`, `SchemaIndex.inferred`) are searched only for a table the
@@ -49,12 +54,28 @@ class JoinStep:
         return [(e.src, a, e.dst, b) for a, b in zip(e.src_cols, e.dst_cols, strict=True)]
 
 
+@dataclass(frozen=True)
+class Tie:
+    """Two join paths the question does not choose between: the FK columns of the one taken
+    and of the other (`table.column`), the other's column words the question would have to say
+    to take it, and whether both join the same tables (on other columns: a role)."""
+
+    chosen: tuple[str, ...]
+    other: tuple[str, ...]
+    other_words: frozenset[str]
+    roles: bool
+
+
 @dataclass
 class JoinTree:
     root: str
     steps: list[JoinStep] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    ambiguous: bool = False
+    ties: list[Tie] = field(default_factory=list)
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.ties)
 
     @property
     def tables(self) -> list[str]:
@@ -90,10 +111,10 @@ def connect(
         chosen = paths[0]
         if (
             len(paths) > 1
-            and _path_key(idx, paths[1], prefer, said)[:2]
-            == _path_key(idx, chosen, prefer, said)[:2]
+            and _path_key(idx, paths[1], prefer, said)[:3]
+            == _path_key(idx, chosen, prefer, said)[:3]
         ):
-            tree.ambiguous = True
+            tree.ties.append(_tie(idx, chosen, paths[1]))
             tree.notes.append(_note(chosen, paths[1], target))
         for a, b, edge in chosen:
             tree.steps.append(JoinStep(b, a, edge, fan_out=edge.fans_out(leaving=a)))
@@ -168,21 +189,33 @@ def _paths(
 
 def _path_key(
     idx: SchemaIndex, path: Path, prefer: set[str], said: set[str]
-) -> tuple[int, int, list[tuple[int, int]], list[str]]:
+) -> tuple[int, int, int, list[tuple[int, int]], list[str]]:
     middle = [b for _, b, _ in path[:-1]]
-    col_words = sum(
-        1
-        for _, _, e in path
-        for c in e.src_cols
-        for w in idx.col_words.get((e.src, c), ())
-        if w != "id" and w in said
-    )
+    col_words = sum(1 for w in _words(idx, path) if w in said)
+    hops = zip(path, path[1:], strict=False)
+    shared = sum(1 for (_, m, into), (_, _, out) in hops if into.dst == out.dst == m)
     return (
         -sum(1 for t in middle if t in prefer),
         -col_words,
+        shared,
         [e.rank for _, _, e in path],
         [b for _, b, _ in path],
     )
+
+
+def _words(idx: SchemaIndex, path: Path) -> list[str]:
+    """The words of the path's FK columns (a key's "id" says nothing)."""
+    return [w for _, _, e in path for c in e.src_cols
+            for w in idx.col_words.get((e.src, c), ()) if w != "id"]
+
+
+def _tie(idx: SchemaIndex, chosen: Path, other: Path) -> Tie:
+    def cols(p: Path) -> tuple[str, ...]:
+        return tuple(f"{e.src}.{c}" for _, _, e in p for c in e.src_cols)
+
+    return Tie(cols(chosen), cols(other),
+               frozenset(_words(idx, other)) - frozenset(_words(idx, chosen)),
+               roles=[(a, b) for a, b, _ in chosen] == [(a, b) for a, b, _ in other])
 
 
 def inferred_note(edge: FKEdge) -> str:
@@ -195,12 +228,15 @@ def inferred_note(edge: FKEdge) -> str:
 
 
 def _note(chosen: Path, other: Path, target: str) -> str:
+    roles = [b for _, b, _ in chosen] == [b for _, b, _ in other]
+
     def via(p: Path) -> str:
         mids = [b for _, b, _ in p[:-1]]
         cols = ", ".join(f"{e.src}.{'/'.join(e.src_cols)}" for _, _, e in p)
-        return f"via {' and '.join(mids)}" if mids else f"on {cols}"
+        return f"via {' and '.join(mids)}" if mids and not roles else f"on {cols}"
 
+    advice = "say which in the question" if roles else "name the other table in the question"
     return (
         f"{target} is reachable {via(chosen)} or {via(other)}; chose {via(chosen)} "
-        "(foreign-key declaration order) — name the other table in the question to use it"
+        f"(foreign-key declaration order) — {advice} to use it"
     )

@@ -17,13 +17,13 @@ from typing import Any
 from nl2sql.errors import Refusal, RefusalCode
 from nl2sql.plan import ColumnRef, PlanModel, is_aggregate, walk
 from nl2sql.reasoning.base import ValueLookup
-from nl2sql.reasoning.offline.catalog.index import SchemaIndex
+from nl2sql.reasoning.offline.catalog.index import FKEdge, SchemaIndex
 from nl2sql.reasoning.offline.catalog.labels import row_names
 from nl2sql.reasoning.offline.confidence import calibrated, evidence, unnamed_shown, used_refs
 from nl2sql.reasoning.offline.linking.linker import Linking, link
 from nl2sql.reasoning.offline.plan.builder import PlanBuilder
 from nl2sql.reasoning.offline.plan.fit import check_fit
-from nl2sql.reasoning.offline.plan.joins import JoinError, JoinTree
+from nl2sql.reasoning.offline.plan.joins import JoinError, JoinTree, Tie
 from nl2sql.reasoning.offline.plan.ratio import RatioQuestion, ratio_plan, ratio_question
 from nl2sql.reasoning.offline.shapes.analyze import analyze
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
@@ -56,6 +56,7 @@ class Outcome:
     scan: Scan | None = None
     tree: JoinTree | None = None
     refusal: Refusal | None = None  # a refusal teaching could fix, as data
+    ties: list[Tie] = field(default_factory=list)  # join paths no word chose, nested ones too
 
 
 def plan_question(
@@ -136,18 +137,24 @@ def read_linked(
         s = analysis.question.scan  # with this reading's bare numbers among its cues
         q = analysis.result()
         q.preferred = analysis.question.mentioned | {q.root}
-        words = {t.canon for t in s.tokens if t.kind == "word"}
+        # a reading of a tied join says the other path's words (`readings.py`)
+        words = {t.canon for t in s.tokens if t.kind == "word"} | set(hints.get("join_words", ()))
         builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
         plan = builder.build(q)
         _check_grouping(plan)
+        _check_roles(linking, idx, builder.edges)
         check_fit(s, linking, analysis.res, q, builder.tree, analysis.question.named)
     except (Unclear, JoinError) as exc:
         return _refuse(f"could not plan: {exc}", linking, scanned, exc.refusal)
     plan = _apply_column_hints(plan, hints.get("column_suggestions") or {})
     inferred = list(dict.fromkeys(builder.inferred))
     notes, penalty = _as_of(s, reference) + analysis.notes + inferred + builder.notes, analysis.penalty
-    if builder.tree and builder.tree.ambiguous:
+    if builder.ties:
         penalty += 0.15
+    if any(tie.roles for tie in builder.ties):
+        # the same tables joined on one of two columns (an origin or a destination) no word
+        # chose: a coin toss
+        penalty += _GUESS_PENALTY
     # a join no key declares is likely right (it passed name, key and value checks) but not sure
     penalty += _INFERRED_JOIN_PENALTY * min(len(inferred), 2)
     if builder.tree and builder.tree.fans_out and _sums(q):
@@ -171,7 +178,7 @@ def read_linked(
     heuristic = round(max(0.05, min(0.95, 0.95 - penalty)), 2)
     facts = evidence(s, linking, q, builder.tree, heuristic, idx.table_words)
     return Outcome(plan, calibrated(facts), _reasoning(q, linking, notes), q, linking, notes, facts,
-                   scanned, builder.tree)
+                   scanned, builder.tree, ties=builder.ties)
 
 
 def _as_of(s: Scan, reference: date | None) -> list[str]:
@@ -198,6 +205,14 @@ def _precheck(text: str, s: Scan, linking: Linking) -> None:
         words = ", ".join(f"'{t.text}'" for t in linking.unexplained)
         raise Unclear(f"{words} matches no table, column or stored value", Refusal(
             code=RefusalCode.UNKNOWN_TERM, words=[t.text for t in linking.unexplained]))
+
+
+def _check_roles(linking: Linking, idx: SchemaIndex, edges: list[FKEdge]) -> None:
+    """A role word ("destination") the plan joins on no key of is a meaning it dropped."""
+    joined = {w for e in edges for c in e.src_cols for w in idx.col_words.get((e.src, c), ())}
+    for tok in linking.roles:
+        if tok.canon not in joined:
+            raise Unclear(f"'{tok.text}' names a key the query does not join on")
 
 
 def _check_grouping(plan: PlanModel) -> None:

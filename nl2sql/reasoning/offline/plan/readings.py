@@ -22,6 +22,7 @@ from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.confidence import calibrated, margin, used_refs
 from nl2sql.reasoning.offline.linking.linker import Linking
+from nl2sql.reasoning.offline.plan.joins import Tie
 from nl2sql.reasoning.offline.plan.planner import Outcome, read_linked
 from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Part, Query, Target
 
@@ -56,12 +57,18 @@ def readings(
     found: dict[str, Reading] = {}
     if base.plan is not None and base.query is not None:
         found[base.plan.model_dump_json()] = Reading(
-            base.plan, base.confidence, describe(base.query), _meaning(base.linking, base.query)
+            base.plan, base.confidence, describe(base.query) + _joined(base.ties, chosen=True),
+            _meaning(base.linking, base.query)
         )
+    # each mention pinned to one of its rivals, then each tied join taken the other way
+    tries = [(linking, hints, "") for linking in _variants(base.linking)] + [
+        (base.linking, {**hints, "join_words": tie.other_words}, _joined([tie], chosen=False))
+        for tie in base.ties if tie.other_words
+    ]
     others: list[Reading] = []
-    for linking in _variants(base.linking):
+    for linking, asked, joined in tries:
         checkpoint()
-        alt = read_linked(text, base.scan, linking, idx, hints, reference)
+        alt = read_linked(text, base.scan, linking, idx, asked, reference)
         if alt.plan is None or alt.query is None:
             continue
         key = alt.plan.model_dump_json()
@@ -71,12 +78,21 @@ def readings(
         # never likelier than the engine's own reading, nor than a coin when it could not choose
         facts = dict(alt.evidence, margin=margin(base.linking, alt.query))
         cap = base.confidence if base.plan is not None else 0.5
-        found[key] = reading = Reading(alt.plan, min(cap, calibrated(facts)), describe(alt.query),
-                                       _meaning(base.linking, alt.query))
+        found[key] = reading = Reading(
+            alt.plan, min(cap, calibrated(facts)),
+            describe(alt.query) + (joined or _joined(alt.ties, chosen=True)),
+            _meaning(base.linking, alt.query))
         others.append(reading)
     own = list(found.values())[: 1 if base.plan is not None else 0]
     others.sort(key=lambda r: -r.confidence)
     return _disputed((own + others)[:MAX_CANDIDATES])
+
+
+def _joined(ties: list[Tie], chosen: bool) -> str:
+    """The join columns a reading took where the question did not choose ("; joined on
+    flights.origin_airport_id"), or ""."""
+    cols = [c for tie in ties for c in (tie.chosen if chosen else tie.other)]
+    return f"; joined on {', '.join(dict.fromkeys(cols))}" if cols else ""
 
 
 def _meaning(linking: Linking, q: Query) -> dict[str, str]:

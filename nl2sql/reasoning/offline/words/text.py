@@ -120,6 +120,13 @@ def _suffix_stem(w: str) -> str:
     return w
 
 
+def noun_forms(word: str) -> frozenset[str]:
+    """The word, its noun lemmas and its irregular singular ("people": people, person)."""
+    w = word.lower()
+    single = _irregular_noun(w)
+    return frozenset({w, *noun_lemmas(w), *([single] if single else [])})
+
+
 @lru_cache(maxsize=65536)
 def _irregular_noun(w: str) -> str | None:
     """The singular of an irregular plural ("children", "people", "criteria"), from lemminflect's

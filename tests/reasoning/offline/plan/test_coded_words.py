@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import nl2sql
-from nl2sql.reasoning.offline.linking.coded import abbreviates
+from nl2sql.reasoning.offline.catalog.segments import abbreviates
 
 _CODED = """
     CREATE TABLE TRF (trf_cd TEXT PRIMARY KEY, trf_desc TEXT, stdg_chg REAL);

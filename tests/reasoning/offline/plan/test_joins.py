@@ -4,9 +4,9 @@ import pytest
 
 from nl2sql.reasoning.offline.catalog.index import build_index
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
-from nl2sql.schema.models import Table
+from nl2sql.schema.models import SchemaSnapshot, Table
 
-from ..conftest import col
+from ..conftest import col, fk
 
 
 def test_direct_foreign_key_join(library):
@@ -52,3 +52,53 @@ def test_tree_reaches_every_required_table(library):
     tree = connect(build_index(library), "loans", ["books", "members", "authors"])
     assert set(tree.tables) >= {"loans", "books", "members", "authors", "copies"}
     assert len(tree.tables) == len(set(tree.tables))
+
+
+def _staffing() -> SchemaSnapshot:
+    """Employees and projects both belong to an office, and a later table links them; the
+    office path comes first in declaration order."""
+    return SchemaSnapshot(datasource_id="staff", dialect="sqlite", tables=[
+        Table(name="projects", primary_key=["project_id"], foreign_keys=[fk("office_id", "offices")],
+              columns=[col("project_id", pk=True), col("title", "TEXT"), col("office_id")]),
+        Table(name="employees", primary_key=["employee_id"],
+              foreign_keys=[fk("office_id", "offices")],
+              columns=[col("employee_id", pk=True), col("full_name", "TEXT"), col("office_id")]),
+        Table(name="offices", primary_key=["office_id"],
+              columns=[col("office_id", pk=True), col("city", "TEXT")]),
+        Table(name="timesheets", foreign_keys=[fk("employee_id", "employees"),
+                                               fk("project_id", "projects")],
+              columns=[col("employee_id"), col("project_id"), col("hours", "REAL")]),
+    ])
+
+
+def test_a_table_linking_both_rows_beats_a_table_both_refer_to():
+    # projects → offices ← employees only says they share an office
+    tree = connect(build_index(_staffing()), "projects", ["employees"])
+    assert tree.tables == ["projects", "timesheets", "employees"]
+    assert not tree.ambiguous
+
+
+def _routes() -> SchemaSnapshot:
+    return SchemaSnapshot(datasource_id="routes", dialect="sqlite", tables=[
+        Table(name="airports", primary_key=["airport_id"],
+              columns=[col("airport_id", pk=True), col("city", "TEXT")]),
+        Table(name="flights", primary_key=["flight_id"],
+              foreign_keys=[fk("origin_airport_id", "airports", "airport_id"),
+                            fk("destination_airport_id", "airports", "airport_id")],
+              columns=[col("flight_id", pk=True), col("origin_airport_id"),
+                       col("destination_airport_id")]),
+    ])
+
+
+def test_two_keys_between_the_same_tables_are_a_role_tie_unless_a_word_names_one():
+    idx = build_index(_routes())
+    tree = connect(idx, "flights", ["airports"])
+    (tie,) = tree.ties
+    assert tie.roles and tie.chosen == ("flights.origin_airport_id",)
+    assert tie.other == ("flights.destination_airport_id",)
+    assert "destin" in " ".join(tie.other_words)
+    assert "say which" in tree.notes[0]
+    # the other path's words, said, decide it
+    taken = connect(idx, "flights", ["airports"], words=set(tie.other_words))
+    assert not taken.ties
+    assert taken.steps[0].edge.src_cols == ("destination_airport_id",)
