@@ -5,7 +5,8 @@ Many databases declare no foreign keys; their joins are still written in the nam
 
 * identifier evidence — the referencing column is named after the referenced table plus a key
   suffix (`supplier_id`, `supplierId`, `supplierid` → `suppliers`), abbreviates it (`custRef` →
-  `tblCustomers`), or has the same name as the referenced table's key;
+  `tblCustomers`), has the same name as the referenced table's key, or that name after a role
+  word (`winnerTeamId`, `home_team_id` → `teamId` of teams);
 * the referenced side — it must look like that table's key: the declared primary key, or a
   column that is unique in the sampled population and named like a key of its table;
 * types — both integer or both text (floats, dates and booleans never make keys; a text column
@@ -66,6 +67,7 @@ _W = {
     "values_included": 0.3,
     "values_mostly": 0.2,
     "range_within": 0.2,
+    "role": 0.1,  # taken off a key's name read after a role word (`winner` of winnerTeamId)
 }
 _MOSTLY = 0.9  # share of referencing samples that must be found among the referenced ones
 _POPULATION = 200_000
@@ -228,7 +230,23 @@ def _read_evidence(
     if not same and stem and stem in {key_stem(w) for w in target.readings}:
         evidence.append(f"{col.name} and {target.name} share '{stem}'")  # `custRef` ↔ `custCode`
         score += _W["same_stem"]
+    if not evidence and (role := _role(words, dst, target)):
+        # `winnerTeamId`, `homeTeamId` → `teamId` of teams: the key's name after a role word
+        evidence.append(f"{col.name} is {target.name} of {dst_name} in the role '{role}'")
+        score += _W["same_name"] + _W["named_after"] - _W["role"]
     return evidence, score
+
+
+def _role(words: tuple[str, ...], dst: Sequence[str], target: ColumnNaming) -> str | None:
+    """The words before the referenced key's whole name, when the rest of a key's name is
+    that name and names the table as a whole (`home` of `home_team_id` → `team_id` of teams)."""
+    for cut in range(1, len(words) - 1):
+        tail = words[cut:]
+        stem = key_stem(tail)
+        match = name_match(stem, dst) if stem else None
+        if tail in target.readings and match and match[1]:
+            return " ".join(words[:cut])
+    return None
 
 
 def _value_evidence(col: Column, target: Column) -> tuple[str, float] | tuple[()] | None:

@@ -118,6 +118,22 @@ def test_no_relationship_without_agreeing_names_key_and_values(tmp_path, ddl):
     assert infer_relationships(_sqlite(tmp_path, ddl)) == []
 
 
+def test_a_key_named_after_a_role_refers_to_the_table_whose_key_it_ends_with(tmp_path):
+    snapshot = _sqlite(tmp_path, """
+        CREATE TABLE teams (teamId INTEGER, teamName TEXT);
+        INSERT INTO teams VALUES (1, 'Owls'), (2, 'Hawks'), (3, 'Lynx');
+        CREATE TABLE matches (matchId INTEGER, homeTeamId INTEGER, awayTeamId INTEGER,
+            winnerTeamId INTEGER, homeTownId INTEGER);
+        INSERT INTO matches VALUES (1, 1, 2, 2, 1), (2, 3, 1, 3, 2), (3, 2, 3, 2, 3);
+    """)
+    rels = {r.src_columns[0]: r for r in infer_relationships(snapshot)}
+    assert set(rels) == {"homeTeamId", "awayTeamId", "winnerTeamId"}
+    assert all(r.dst == "teams" and r.dst_columns == ("teamId",) for r in rels.values())
+    assert "winnerTeamId is teamId of teams in the role 'winner'" in rels["winnerTeamId"].evidence
+    # a role before a name that is not the key's relates nothing, whatever its values
+    assert "homeTownId" not in rels
+
+
 def test_declared_foreign_keys_are_not_repeated(tmp_path):
     snapshot = _sqlite(tmp_path, SNAKE.replace(
         "supplier_id INTEGER, stock", "supplier_id INTEGER REFERENCES suppliers(supplier_id), stock"

@@ -36,6 +36,7 @@ from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMat
 from nl2sql.reasoning.offline.linking.phrases import schema_mentions
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.linking.synonyms import synonym_mentions
+from nl2sql.reasoning.offline.words import wordnet
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
     STOP,
@@ -43,6 +44,7 @@ from nl2sql.reasoning.offline.words.text import (
     canon,
     noun_lemmas,
     split_identifier,
+    verb_lemma,
     without_possessive,
 )
 from nl2sql.reasoning.offline.words.units import is_currency_code, is_unit
@@ -91,6 +93,12 @@ def link(
     synonym_mentions(tokens, idx, rest, used, out)
     coded_mentions(tokens, idx, rest, used, out)
     close_values(tokens, idx, rest, used, out, lookup)
+    roles = role_words(idx)
+    for t in rest:
+        if t.index not in used and t.low not in FRAME and (role := _role_of(t, roles)):
+            out.roles.append((t, role))
+            out.lexical.append(t)
+            used.add(t.index)
     out.lexical += [t for t in rest if t.index not in used and lexicon_explains(tokens, t, out)]
     used.update(t.index for t in out.lexical)
     left = [t for t in rest if t.index not in used and t.low not in FRAME]
@@ -98,11 +106,6 @@ def link(
         out.lexical.append(rel.word)
         out.relations.append(rel)
         used.add(rel.word.index)
-    roles = role_words(idx)
-    out.roles = [t for t in rest if t.index not in used and t.low not in FRAME
-                 and t.canon in roles]
-    out.lexical += out.roles
-    used.update(t.index for t in out.roles)
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
     if tokens and tokens[0].low == "where" and 0 not in used:
         out.unexplained.insert(0, tokens[0])  # "where …?" with no place column to answer it
@@ -234,6 +237,20 @@ def _in_capitals(tok: Token) -> bool:
 
 
 # Words that never name a table or column, whatever the schema ("not" must not read `note`).
+
+
+def _role_of(tok: Token, roles: frozenset[str]) -> str | None:
+    """The role word `tok` says: itself, or for a verb a noun WordNet derives from it
+    ("won": `winner`)."""
+    if not roles:
+        return None
+    if tok.canon in roles:
+        return tok.canon
+    lemma = verb_lemma(tok.low)
+    for words in wordnet.derived(lemma, "v", "n") if lemma else ():
+        if len(words) == 1 and canon(words[0]) in roles:
+            return canon(words[0])
+    return None
 
 
 def role_words(idx: SchemaIndex) -> frozenset[str]:

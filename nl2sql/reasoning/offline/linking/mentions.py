@@ -100,7 +100,8 @@ class Linking:
     lexical: list[Token] = field(default_factory=list)  # relation verbs and filler words (lexicon)
     relations: list[Relation] = field(default_factory=list)  # verbs read as schema paths
     units: list[Token] = field(default_factory=list)  # units after a number or "in" ("120 kph")
-    roles: list[Token] = field(default_factory=list)  # which of two keys joins ("destination")
+    # which of two keys joins, and the key's word it names ("destination", "won": winner)
+    roles: list[tuple[Token, str]] = field(default_factory=list)
     lookups: int = 0
 
     def mentioned_tables(self) -> list[str]:

@@ -139,6 +139,7 @@ def read_linked(
         q.preferred = analysis.question.mentioned | {q.root}
         # a reading of a tied join says the other path's words (`readings.py`)
         words = {t.canon for t in s.tokens if t.kind == "word"} | set(hints.get("join_words", ()))
+        words |= {role for _, role in linking.roles}
         builder = PlanBuilder(idx, words, bool(hints.get("avoid_join_fan_out")))
         plan = builder.build(q)
         _check_grouping(plan)
@@ -210,8 +211,8 @@ def _precheck(text: str, s: Scan, linking: Linking) -> None:
 def _check_roles(linking: Linking, idx: SchemaIndex, edges: list[FKEdge]) -> None:
     """A role word ("destination") the plan joins on no key of is a meaning it dropped."""
     joined = {w for e in edges for c in e.src_cols for w in idx.col_words.get((e.src, c), ())}
-    for tok in linking.roles:
-        if tok.canon not in joined:
+    for tok, role in linking.roles:
+        if role not in joined:
             raise Unclear(f"'{tok.text}' names a key the query does not join on")
 
 

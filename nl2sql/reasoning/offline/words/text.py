@@ -323,8 +323,29 @@ def tokenize(text: str) -> list[Token]:
             if kind == "word" and _acronym(value, text):
                 kind = "quoted"
         joined = text[m.end() : m.end() + 1] == "-" and text[m.end() + 1 : m.end() + 2].isalnum()
+        if kind == "word" and (split := _negation(value)):
+            verb, cut = split  # "don't" is "do not", as the Penn Treebank splits it
+            tokens.append(Token(len(tokens), verb, kind, m.start(), m.start() + cut))
+            tokens.append(Token(len(tokens), "not", kind, m.start() + cut, m.end(), joined))
+            continue
         tokens.append(Token(len(tokens), value, kind, m.start(), m.end(), joined))
     return tokens
+
+
+#: the stems of n't that are not the verb as written ("won't" is "will not")
+_NEGATED_STEMS = {"wo": "will", "ca": "can", "sha": "shall"}
+
+
+def _negation(word: str) -> tuple[str, int] | None:
+    """A verb contracted with "not" ("don't", "haven’t", "can't", "cannot"): the verb and where
+    "not" starts in the word; None for any other word."""
+    low = word.lower().replace("’", "'")
+    if low == "cannot":
+        return word[:3], 3
+    if len(low) > 3 and low.endswith("n't"):
+        stem = word[:-3]
+        return _NEGATED_STEMS.get(stem.lower(), stem), len(stem)
+    return None
 
 
 def _acronym(word: str, text: str) -> bool:

@@ -74,6 +74,23 @@ class _Part:
         )
 
 
+    def derived(self, offset: int, lemma: str) -> list[tuple[str, int, int]]:
+        """The derivationally related forms (pointer `+`) of `lemma`'s word in the synset at
+        `offset`: (part of speech, synset offset, word number there) of each."""
+        end = self.data.find(b"\n", offset)
+        fields = self.data[offset:end].decode("latin-1").split()
+        count = int(fields[3], 16)
+        words = [_lemma(fields[4 + 2 * i]) for i in range(count)]
+        at = 4 + 2 * count
+        out = []
+        for i in range(int(fields[at])):
+            symbol, target, pos, ends = fields[at + 1 + 4 * i : at + 5 + 4 * i]
+            source = int(ends[:2], 16)
+            if symbol == "+" and 0 < source <= count and words[source - 1] == lemma:
+                out.append(("a" if pos == "s" else pos, int(target), int(ends[2:], 16)))
+        return out
+
+
 def _sorted_line(text: bytes, key: bytes) -> bytes | None:
     """The line of `text` (lines in byte order; the license header's lines begin with spaces, so
     they sort first) that begins with `key`, by binary search; None when there is none."""
@@ -136,3 +153,23 @@ def share_sense(a: str, b: str, pos: str, limit: int = 2) -> bool:
     the same synset ("client" and "customer"; not "figure" and "name", which share only a
     rarer sense of "name")."""
     return a == b or bool(set(_offsets(a, pos, limit)) & set(_offsets(b, pos, limit)))
+
+
+@cache
+def derived(lemma: str, pos: str, into: str, limit: int = 2) -> tuple[tuple[str, ...], ...]:
+    """The words of part of speech `into` that WordNet derives from `lemma` as `pos` in its
+    `limit` most frequent senses ("win" as a verb: "winner", "winning" as nouns), each a tuple
+    of lower-case words."""
+    part, other = _part(pos), _part(into)
+    if part is None or other is None:
+        return ()
+    key = lemma.lower().replace(" ", "_")
+    out: dict[tuple[str, ...], None] = {}
+    try:
+        for offset in _offsets(lemma, pos, limit):
+            for target_pos, target, number in part.derived(offset, key):
+                if target_pos == into and number > 0:
+                    out[other.words(target)[number - 1]] = None
+    except (ValueError, IndexError) as exc:
+        log.warning("WordNet pointers of %r could not be read (%s)", lemma, exc)
+    return tuple(out)

@@ -1,5 +1,6 @@
 """Two keys between the same tables (a flight's origin and destination airport) are a role the
-question must name: without a word for one, the run asks which, with both readings runnable.
+question must name: without a word for one, the run asks which, with both readings runnable; a
+noun or a verb WordNet derives it from ("won": `winnerTeamId`) names one, declared or inferred.
 And the label a listing shows is the row's own name: `full_name`, not `agency_name`; a title
 before another thing's name; `cmpn_nm` of a coded campaign table. A WordNet synonym that only
 shares a stem with a column ("roll" for `role`) names nothing. Schemas are built here in
@@ -111,3 +112,42 @@ def test_the_label_a_listing_shows_is_the_rows_own(session, question, expected):
 ])
 def test_a_coded_name_column_labels_its_table(session, question, expected):
     assert _rows(session.ask(question, datasource="coded")) == expected
+
+
+_LEAGUE = """
+    CREATE TABLE teams (teamId INTEGER, teamName TEXT);
+    INSERT INTO teams VALUES (1, 'Owls'), (2, 'Hawks'), (3, 'Lynx'), (4, 'Moose');
+    CREATE TABLE matches (matchId INTEGER, homeTeamId INTEGER, awayTeamId INTEGER,
+        winnerTeamId INTEGER, matchDate TEXT);
+    INSERT INTO matches VALUES (1, 1, 2, 2, '2023-03-01'), (2, 3, 1, 3, '2023-05-09'),
+        (3, 2, 3, 2, '2024-01-20'), (4, 1, 3, 1, '2024-02-11'), (5, 4, 2, 2, '2024-03-02');
+"""
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory, sqlite_sources):
+    folder = tmp_path_factory.mktemp("league")
+    return nl2sql.connect(sources=sqlite_sources(folder, {"league": _LEAGUE}),
+                          settings={"project_dir": str(folder / "p")})
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # no declared keys: three inferred keys to teams; "won" is the verb WordNet derives
+    # `winner` from, so it names the winner's key
+    ("Which team has won the most matches?", [("Hawks",)]),
+    ("Which teams have never won a match?", [("Moose",)]),
+    ("How many matches did Owls win in 2024?", [(1,)]),
+    ("Which team was at home in the most matches?", [("Owls",)]),
+])
+def test_a_verb_or_noun_names_one_of_several_inferred_keys(league, question, expected):
+    assert _rows(league.ask(question)) == expected
+
+
+def test_a_negation_contracted_with_its_verb_is_read(league):
+    assert _rows(league.ask("Which teams haven't won a match?")) == [("Moose",)]
+
+
+def test_a_role_no_word_names_among_inferred_keys_is_asked(league):
+    result = league.ask("Which team played the most matches?")
+    assert result.status == "needs_clarification"
+    assert len(result.candidates) >= 2

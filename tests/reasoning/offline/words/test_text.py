@@ -62,6 +62,18 @@ def test_tokenize_keeps_quoted_literals_dates_and_numbers():
     assert tokenize("top five books")[1].number == 5
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ("agents who don't sell", ["agents", "who", "do", "not", "sell"]),
+    ("plans that haven’t any", ["plans", "that", "have", "not", "any"]),
+    ("it won't, we can't, you cannot", ["it", "will", "not", "we", "can", "not", "you", "can",
+                                        "not"]),
+    ("isn't", ["is", "not"]),
+    ("the tenant's note", ["the", "tenant's", "note"]),  # a possessive is no negation
+])
+def test_a_verb_contracted_with_not_is_the_verb_and_not(text, words):
+    assert [t.text for t in tokenize(text) if t.kind == "word"] == words
+
+
 @pytest.mark.parametrize(
     "text, start, end",
     [

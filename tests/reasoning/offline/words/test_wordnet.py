@@ -43,6 +43,19 @@ def test_senses_come_most_frequent_first_as_word_tuples():
     assert wordnet.senses("Car Maker", "n") == wordnet.senses("car_maker", "n")
 
 
+@pytest.mark.parametrize(("verb", "noun"), [
+    ("win", "winner"), ("depart", "departure"), ("own", "owner"), ("originate", "origin"),
+])
+def test_nouns_derived_from_a_verb_follow_its_derivation_pointers(verb, noun):
+    assert (noun,) in wordnet.derived(verb, "v", "n")
+
+
+def test_derivations_are_of_the_word_itself_and_empty_for_unknown_words():
+    # "win" shares a synset with "gain" ("win, gain, acquire"): only win's own derivations
+    assert ("gainer",) not in wordnet.derived("win", "v", "n")
+    assert wordnet.derived("qwzxv", "v", "n") == ()
+
+
 def test_nothing_is_read_before_the_first_look_up():
     code = (
         "import sys\n"
