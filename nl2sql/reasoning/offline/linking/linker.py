@@ -37,6 +37,7 @@ from nl2sql.reasoning.offline.linking.phrases import schema_mentions
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
 from nl2sql.reasoning.offline.linking.synonyms import synonym_mentions
 from nl2sql.reasoning.offline.words import wordnet
+from nl2sql.reasoning.offline.words.cues import ADJ_MEASURES, adjective_of
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
     STOP,
@@ -106,7 +107,8 @@ def link(
         out.lexical.append(rel.word)
         out.relations.append(rel)
         used.add(rel.word.index)
-    out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME]
+    out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME
+                       and not _graded_adverb(tokens, t)]
     if tokens and tokens[0].low == "where" and 0 not in used:
         out.unexplained.insert(0, tokens[0])  # "where …?" with no place column to answer it
     out.value_like = [t for t in out.unexplained if looks_like_value(tokens, t)]
@@ -237,6 +239,13 @@ def _in_capitals(tok: Token) -> bool:
 
 
 # Words that never name a table or column, whatever the schema ("not" must not read `note`).
+
+
+def _graded_adverb(tokens: list[Token], tok: Token) -> bool:
+    """ "most recently", "least frequently": the adverb of a superlative's adjective is the
+    superlative (`cues.superlative` reads it), no schema word."""
+    prev = tokens[tok.index - 1].low if tok.index > 0 else ""
+    return prev in ("most", "least") and adjective_of(tok.low) in ADJ_MEASURES
 
 
 def _role_of(tok: Token, roles: frozenset[str]) -> str | None:

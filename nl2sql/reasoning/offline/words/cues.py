@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 
+from nl2sql.reasoning.offline.words import wordnet
 from nl2sql.reasoning.offline.words.lexicon import FILLER, PLAIN_MEASURES, SUPERLATIVE_MEASURES
 from nl2sql.reasoning.offline.words.text import Token
 
@@ -138,6 +139,8 @@ def _superlative_at(
     if i in taken:
         return None
     nxt = tokens[i + 1].low if i + 1 < len(tokens) else ""
+    if tok.low in ("most", "least") and nxt not in ADJ_MEASURES:
+        nxt = adjective_of(nxt) or nxt  # "most recently hired": the most recent hire
     if tok.low in ("most", "least") and nxt in ADJ_MEASURES:
         stems, direction = ADJ_MEASURES[nxt]
         flip = tok.low == "least"
@@ -157,6 +160,14 @@ def _superlative_at(
     if tok.low in SUPER_ASC:
         return "asc", i, None
     return None
+
+
+def adjective_of(word: str) -> str | None:
+    """The adjective an adverb comes from, by WordNet ("recently" → "recent"), or None."""
+    if not word.endswith("ly"):
+        return None
+    found = wordnet.derived(word, "r", "a", 2, "\\")
+    return found[0][0] if found and len(found[0]) == 1 else None
 
 
 def group_cues(tokens: list[Token]) -> list[tuple[int, int, str]]:

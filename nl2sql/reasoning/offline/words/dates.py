@@ -252,11 +252,12 @@ def _text(tokens: list[Token], i: int, j: int) -> str:
 
 def relative_date_words(tokens: list[Token], taken: frozenset[int] = frozenset()) -> list[str]:
     """Words that make a date relative to today ("today", "last month", "3 days ago"), outside
-    the `taken` tokens; "most recent" is a superlative on a date, not a relative date."""
+    the `taken` tokens; "most recent(ly)" is a superlative on a date, not a relative date."""
     found: list[str] = []
     for k, tok in enumerate(tokens):
         nxt, prev = _at(tokens, k + 1), _at(tokens, k - 1)
-        if k in taken or (tok.low == "recent" and prev is not None and prev.low == "most"):
+        if k in taken or (tok.low in ("recent", "recently") and prev is not None
+                          and prev.low in ("most", "least")):
             continue
         if tok.low in _RELATIVE:
             found.append(tok.text)

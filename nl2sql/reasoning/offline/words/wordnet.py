@@ -24,7 +24,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-_FILES = {"n": "noun", "v": "verb", "a": "adj"}
+_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _LOCK = threading.Lock()
 
 
@@ -74,9 +74,10 @@ class _Part:
         )
 
 
-    def derived(self, offset: int, lemma: str) -> list[tuple[str, int, int]]:
-        """The derivationally related forms (pointer `+`) of `lemma`'s word in the synset at
-        `offset`: (part of speech, synset offset, word number there) of each."""
+    def derived(self, offset: int, lemma: str, symbol: str) -> list[tuple[str, int, int]]:
+        """The words `lemma`'s word in the synset at `offset` points to with `symbol` (`+`: a
+        derivationally related form, `\\`: an adverb's adjective): (part of speech, synset
+        offset, word number there) of each."""
         end = self.data.find(b"\n", offset)
         fields = self.data[offset:end].decode("latin-1").split()
         count = int(fields[3], 16)
@@ -84,9 +85,9 @@ class _Part:
         at = 4 + 2 * count
         out = []
         for i in range(int(fields[at])):
-            symbol, target, pos, ends = fields[at + 1 + 4 * i : at + 5 + 4 * i]
+            pointer, target, pos, ends = fields[at + 1 + 4 * i : at + 5 + 4 * i]
             source = int(ends[:2], 16)
-            if symbol == "+" and 0 < source <= count and words[source - 1] == lemma:
+            if pointer == symbol and 0 < source <= count and words[source - 1] == lemma:
                 out.append(("a" if pos == "s" else pos, int(target), int(ends[2:], 16)))
         return out
 
@@ -156,10 +157,13 @@ def share_sense(a: str, b: str, pos: str, limit: int = 2) -> bool:
 
 
 @cache
-def derived(lemma: str, pos: str, into: str, limit: int = 2) -> tuple[tuple[str, ...], ...]:
+def derived(
+    lemma: str, pos: str, into: str, limit: int = 2, symbol: str = "+"
+) -> tuple[tuple[str, ...], ...]:
     """The words of part of speech `into` that WordNet derives from `lemma` as `pos` in its
-    `limit` most frequent senses ("win" as a verb: "winner", "winning" as nouns), each a tuple
-    of lower-case words."""
+    `limit` most frequent senses ("win" as a verb: "winner", "winning" as nouns; with `symbol`
+    "\\", the adjective of an adverb: "recently" → "recent"), each a tuple of lower-case
+    words."""
     part, other = _part(pos), _part(into)
     if part is None or other is None:
         return ()
@@ -167,7 +171,7 @@ def derived(lemma: str, pos: str, into: str, limit: int = 2) -> tuple[tuple[str,
     out: dict[tuple[str, ...], None] = {}
     try:
         for offset in _offsets(lemma, pos, limit):
-            for target_pos, target, number in part.derived(offset, key):
+            for target_pos, target, number in part.derived(offset, key, symbol):
                 if target_pos == into and number > 0:
                     out[other.words(target)[number - 1]] = None
     except (ValueError, IndexError) as exc:
