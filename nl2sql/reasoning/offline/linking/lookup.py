@@ -15,7 +15,7 @@ from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.mentions import Linking, ValueMatch, looks_like_value, spans
-from nl2sql.reasoning.offline.words.text import FRAME, Token
+from nl2sql.reasoning.offline.words.text import FRAME, Token, parts_of_speech
 
 _MAX_LOOKUPS = 40
 _MAX_PLAIN_LOOKUPS = 8  # for words that do not look like values
@@ -117,7 +117,8 @@ def close_values(
     out: Linking,
     lookup: ValueLookup | None,
 ) -> None:
-    """Typos: a value-like word close to a stored value is kept as written, on that column.
+    """Typos: a value-like word close to a stored value is kept as written, on that column; a
+    word of the dictionary written in lower case is a word, not a misspelt value.
 
     The plan then filters on the word as the user wrote it; the executor's VALUE_NOT_FOUND check
     suggests the stored value and the refiner's `replace_value` hint puts it in the next plan.
@@ -126,6 +127,7 @@ def close_values(
         t
         for t in rest
         if t.index not in used and t.low not in FRAME and looks_like_value(tokens, t)
+        and not (t.text.islower() and parts_of_speech(t.low))  # "in the race" is no "France"
     ]
     tables = lookup_tables(idx, out)
     for span in spans(candidates)[:2]:

@@ -136,6 +136,9 @@ def _longest_phrase(
             continue
         if size > 1 and _main_verb(tokens, span[-1:]):
             continue  # "did each vehicle make": the subject's noun and the verb are no phrase
+        if size > 2 and any(is_verb_form(t) and _names_table(idx, span[:k])
+                            for k, t in enumerate(span[1:-1], 1)):
+            continue  # "participants completed the trial": a subject, then its verb's phrase
         if size > 1 and is_verb_form(span[-1]) and _names_table(idx, span[:-1]) and _elements(
             idx, span[-1:], verb=True
         ):
@@ -257,10 +260,17 @@ def is_verb_form(tok: Token) -> bool:
 
 
 def _contiguous(tokens: list[Token], span: list[Token]) -> bool:
-    """Words of a phrase may be separated by "of" / "the" only ("date of birth")."""
+    """Words of a phrase may be separated by "of" / "the" only ("date of birth"), and a verb
+    from its object by a possessive ("completed their trial" names `completed_trial`)."""
     for a, b in zip(span, span[1:], strict=False):
-        if any(
-            t.kind != "word" or t.low not in ("of", "the") for t in tokens[a.index + 1 : b.index]
-        ):
+        between = {"of", "the", *(_POSSESSIVES if a is span[0] and _verb(a) else ())}
+        if any(t.kind != "word" or t.low not in between for t in tokens[a.index + 1 : b.index]):
             return False
     return True
+
+
+_POSSESSIVES = frozenset("their its his her our my your".split())
+
+
+def _verb(tok: Token) -> bool:
+    return is_verb_form(tok) or "VERB" in parts_of_speech(tok.low)

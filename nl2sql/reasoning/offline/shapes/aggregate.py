@@ -44,6 +44,7 @@ def aggregate(a: Analysis, measure: Agg) -> Query:
     q = Query(root=measure.table, shape="count" if measure.func == "count" else "aggregate")
     a.res.add_context(q.root)
     having = conditions(a, q)
+    measure = _rows_of_one_value(a, q, measure)
     order = order_request(a)
     keys, shown = groups(a, q)
     explicit = bool(keys)
@@ -74,6 +75,18 @@ def aggregate(a: Analysis, measure: Agg) -> Query:
     )
     q.order = finish_order(q, order) or default
     return q
+
+
+def _rows_of_one_value(a: Analysis, q: Query, measure: Agg) -> Agg:
+    """ "How many priority-HIGH repairs": the distinct values of a column held to one value
+    count one at most; the rows holding it are what is counted."""
+    col = measure.col
+    if measure.func != "count" or not measure.distinct or col is None or not any(
+        c.target == col and c.op == "=" and len(c.values) == 1 and not c.negated for c in q.where
+    ):
+        return measure
+    a.notes.append(f"counted the {col.table} rows: {col.ref} is held to one value")
+    return Agg("count", col.table)
 
 
 def _check_metric_scope(a: Analysis, having: list[tuple[NumCue, Agg]], keys: list[Target]) -> None:

@@ -85,7 +85,7 @@ def value_conditions(
             notes.append(
                 f"'{written}' replaced by '{stored}' in {table}.{column}, as the refiner suggested"
             )
-            penalty += 0.1
+            penalty += 0.3 if v.source == "close" else 0.1  # a near match stays one
         elif v.source == "close":
             notes.append(
                 f"'{v.text}' is not stored in {table}.{column} but is close to a stored value; kept as written"

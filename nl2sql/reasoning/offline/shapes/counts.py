@@ -7,6 +7,7 @@ rows it references). "The maximum number of pages" aggregates a numeric column i
 
 from __future__ import annotations
 
+from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.roles import referenced
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
@@ -35,10 +36,17 @@ def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention | None
         )
     distinct = any(t.low in _DISTINCT for t in tokens[cc[1] : m.start])
     head = a.next_mention(m.end, within=0)
-    if a.res.table(m) and head is not None and a.res.table(head):
-        a.used.add(m.start)
-        a.absorbed.add(m.start)
-        m = head  # "how many class bookings": a compound of tables counts its head
+    counted = a.res.table(head) if head is not None else None
+    if head is not None and counted and (
+        a.res.table(m) or any(e.table == counted for e in m.columns())
+    ):
+        # "how many class bookings": a compound of tables counts its head; "how many
+        # high-priority work orders": a column of the head's table is its modifier, and a
+        # flag ("how many active customers") is left to be the rows' condition
+        if not _flag(a, m):
+            a.used.add(m.start)
+            a.absorbed.add(m.start)
+        m = head
     a.used.add(m.start)
     # the cue's own words ("total number of") are the count, even where a column is named
     # "number" or "total": they have no other role to play
@@ -48,6 +56,11 @@ def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention | None
     if before and before[-1].low in C.AGG_WORDS and C.AGG_WORDS[before[-1].low] != "sum":
         return _agg_of_number(a, C.AGG_WORDS[before[-1].low], m), m
     return _count_of(a, m, distinct), m
+
+
+def _flag(a: Analysis, m: Mention) -> bool:
+    col = None if a.res.table(m) else a.res.column(m)
+    return col is not None and flag_values(a.question.idx, col.table, col.column) is not None
 
 
 def _counted_value(a: Analysis, at: int) -> str | None:

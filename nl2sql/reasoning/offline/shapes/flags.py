@@ -14,24 +14,39 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.linking.linker import Mention
-from nl2sql.reasoning.offline.shapes.scopes import is_negation
+from nl2sql.reasoning.offline.linking.phrases import is_verb_form
+from nl2sql.reasoning.offline.shapes.scopes import Scope, is_negation
 from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Query
 from nl2sql.reasoning.offline.shapes.state import Analysis
-from nl2sql.reasoning.offline.words.text import split_identifier
+from nl2sql.reasoning.offline.words.text import (
+    canon,
+    noun_lemmas,
+    parts_of_speech,
+    split_identifier,
+)
 
 _BE = frozenset("is are was were be been being 's".split())
 # "rooms that have a sea view", "rooms with a sea view": a flag named as something they have
 _HAVE = frozenset("have has had with".split())
 _ARTICLES = frozenset("a an".split())
+# the verbs a flag's name begins with ("is_loyalty_member", "has_sea_view")
+_IS = frozenset("is has".split())
+_RELATIVE = frozenset("who that which".split())
+_DO = frozenset("do does did".split())
 # words between "be" and the flag that keep it a predicate ("are currently active")
 _BETWEEN = frozenset("currently still now also all both".split())
 
 
-def flag_conditions(a: Analysis, q: Query) -> list[Cond]:
-    """Rule helper: one condition per flag mention used as a predicate (marked used)."""
+def flag_conditions(a: Analysis, q: Query, scope: Scope | None = None) -> list[Cond]:
+    """Rule helper: one condition per flag mention used as a predicate (marked used); with a
+    negation's `scope`, those of the rows an anti-join excludes ("no rooms with a sea view"),
+    which `negation.reserve_negated_tables` kept aside."""
     out: list[Cond] = []
     for m in a.question.mentions:
-        if m.start in a.used or a.res.table(m) or not m.columns():
+        if scope is None and m.start in a.used or a.res.table(m) or not m.columns():
+            continue
+        if scope is not None and not (
+            scope.start <= m.start < scope.end and m.start in a.absorbed):
             continue
         use = _predicate(a, m)
         if use is None:
@@ -90,5 +105,37 @@ def _predicate(a: Analysis, m: Mention) -> tuple[str | None, int | None] | None:
         before = [t for x in mentions if x.end <= i + 1 and (t := a.res.table(x))]
         described = before[-1] if before else None
     if described is None and not after_be:
-        return None
+        described = _subject_of(a, m, i) or _members(a, m)
+        if described is None:
+            return None
     return described, negation
+
+
+def _subject_of(a: Analysis, m: Mention, i: int) -> str | None:
+    """ "participants (who) completed their trial", "… did not complete it": a flag named by a
+    verb and its object, said right after the table that does it (`i`: the word before the
+    verb and any negation); that table, or None."""
+    tokens = a.question.tokens
+    first = tokens[m.start]
+    if not (is_verb_form(first) or "VERB" in parts_of_speech(first.low)):
+        return None
+    if i >= 0 and tokens[i].low in _DO:
+        i -= 1
+    while i >= 0 and tokens[i].low in _RELATIVE:
+        i -= 1
+    before = next((x for x in a.question.mentions if x.end == i + 1), None)
+    return a.res.table(before) if before is not None else None
+
+
+def _members(a: Analysis, m: Mention) -> str | None:
+    """ "loyalty members who come from Germany": a plural noun that a flag `is_<noun>` names is
+    the rows holding the flag; the flag's table, or None."""
+    last = a.question.tokens[m.end - 1]
+    if last.kind != "word" or last.low in noun_lemmas(last.low) or not noun_lemmas(last.low):
+        return None  # a singular word or no noun: "the loyalty member flag"
+    tables = set()
+    for e in m.columns():
+        words = [w.lower() for w in split_identifier(e.column or "")]
+        if len(words) > 1 and words[0] in _IS and canon(words[-1]) == last.canon:
+            tables.add(e.table)
+    return tables.pop() if len(tables) == 1 else None

@@ -17,6 +17,7 @@ from nl2sql.reasoning.offline.shapes.ordering import finish_order, order_request
 from nl2sql.reasoning.offline.shapes.roles import outputs, projections
 from nl2sql.reasoning.offline.shapes.spec import Col, Query, Target, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
+from nl2sql.reasoning.offline.words.text import canon
 
 _DISTINCT = {"different", "distinct", "unique"}
 _REQUESTS = frozenset(
@@ -100,7 +101,7 @@ def _listing_query(a: Analysis) -> Query:
         # products and their categories", "which policies …? include the start date": every
         # table listed is shown
         shown = (shown + shown_default) if and_position == "after" else (shown_default + shown)
-    shown = [t for i, t in enumerate(shown) if t not in shown[:i]]
+    shown = _without_shown_keys([t for i, t in enumerate(shown) if t not in shown[:i]], a)
     if having:
         q.group = keys
         q.having = [num_cond(measure, cue) for cue, measure in having]
@@ -151,6 +152,30 @@ def _asked_when(a: Analysis, q: Query) -> list[Col]:
     idx = a.question.idx
     return [c.target for c in q.where if isinstance(c.target, Col)
             and idx.kind(c.target.table, c.target.column) == "date"]
+
+
+def _without_shown_keys(shown: list[Target], a: Analysis) -> list[Target]:
+    """ "Who is the lead investigator of the trial? Give first and last name": a key column
+    whose row is shown by its own columns is that row; the key goes unless its own last word
+    ("id", "code") is said."""
+    idx = a.question.idx
+    said = {t.canon for t in a.question.tokens}
+    tables = {t.table for t in shown if isinstance(t, Col)}
+
+    def stands_for_shown(t: Target) -> bool:
+        if not isinstance(t, Col) or t.column is None:
+            return False
+        words = idx.col_words.get((t.table, t.column), ())
+        return bool(words) and canon(words[-1]) not in said and any(
+            e.src == t.table and e.src_cols == (t.column,) and e.dst in tables - {t.table}
+            for e in idx.edges + idx.inferred)
+
+    dropped = [t for t in shown if stands_for_shown(t)]
+    if not dropped or len(dropped) == len(shown):
+        return shown
+    # the key's mention is read: the join goes through it
+    a.absorbed.update(m.start for m in a.question.mentions if a.res.column(m) in dropped)
+    return [t for t in shown if t not in dropped]
 
 
 def _shown_through_references(a: Analysis, root: str, shown: list[Target]) -> bool:

@@ -19,6 +19,7 @@ from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
 from nl2sql.reasoning.offline.shapes.conditions import value_conditions
 from nl2sql.reasoning.offline.shapes.date_conditions import GUESSED_DATE_PENALTY, date_conditions
+from nl2sql.reasoning.offline.shapes.flags import flag_conditions
 from nl2sql.reasoning.offline.shapes.scopes import Scope
 from nl2sql.reasoning.offline.shapes.spec import Col, Query, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
@@ -102,7 +103,7 @@ def _anti_join(
     date_root = next((t for t in tables if t), q.root)
     dated, guessed = date_conditions(dates, mentions, a.res, date_root, tokens, a.used, a.notes)
     a.penalty += GUESSED_DATE_PENALTY * guessed
-    sub.where = conds + nconds + dated
+    sub.where = flag_conditions(a, sub, scope) + conds + nconds + dated
     a.notes += notes
     return key, sub
 

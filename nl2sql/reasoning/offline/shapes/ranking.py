@@ -91,6 +91,12 @@ def rank(
     etable = entity.table if isinstance(entity, Col) else entity_m and a.res.table(entity_m)
     if own_measure:
         etable = a.res.entity
+    asked = _asked_table(a)
+    if (asked and etable and asked != etable and isinstance(measure, Col)
+            and measure.table == etable and _attribute_of(a, etable, asked)):
+        # "which carrier handled the heaviest shipment": the heaviest shipment's carrier
+        a.res.entity = asked
+        return _plain_ranking(a, asked, etable, measure, direction, limit or 1)
     if (
         etable
         and isinstance(measure, Col)
@@ -169,6 +175,15 @@ def _plain_ranking(
     q.order = [(measure, direction)]
     q.limit = limit
     return q
+
+
+def _asked_table(a: Analysis) -> str | None:
+    """The table a question opening "Which <table> …" asks rows of, or None."""
+    tokens = a.question.tokens
+    if not tokens or tokens[0].low not in ("which", "what"):
+        return None
+    first = next((m for m in a.question.mentions if m.start == 1), None)
+    return a.res.table(first) if first is not None else None
 
 
 def _asks_which(a: Analysis) -> bool:

@@ -11,9 +11,12 @@ from collections import deque
 
 from nl2sql.errors import Refusal, RefusalCode
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
+from nl2sql.reasoning.offline.catalog.segments import abbreviates
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.spec import Col, Unclear
-from nl2sql.reasoning.offline.words.text import canon
+from nl2sql.reasoning.offline.words.lexicon import MEASURE_DIMENSIONS
+from nl2sql.reasoning.offline.words.text import canon, parts_of_speech
+from nl2sql.reasoning.offline.words.units import dimension
 
 _GENERIC_WORDS = {canon(w) for w in ("id", "ids", "name", "names")}
 _ID = canon("id")
@@ -114,12 +117,11 @@ class Resolver:
         # then the tables they reference ("goalkeepers who are taller": the goalkeeper's person row)
         near += [e.dst for e in sorted(self.idx.edges, key=lambda e: e.rank) if e.src in near]
         for table in dict.fromkeys(near):
-            cols = [
-                c.name
-                for c in self.idx.tables[table].columns
-                if self.idx.kind(table, c.name) == "number"
-                and set(stems) & set(self.idx.col_words[(table, c.name)])
-            ]
+            numbers = [c.name for c in self.idx.tables[table].columns
+                       if self.idx.kind(table, c.name) == "number"]
+            cols = [c for c in numbers if set(stems) & set(self.idx.col_words[(table, c)])]
+            # a coded word of the measure (`wgt`, `cst`), or a unit of what it measures (`_kg`)
+            cols = cols or [c for c in numbers if _measures(self.idx.col_words[(table, c)], stems)]
             if len(cols) == 1:
                 return Col(table, cols[0])
         return None
@@ -137,6 +139,17 @@ class Resolver:
         ranked = sorted(options, key=key)
         tie = len(ranked) > 1 and key(ranked[0])[:2] == key(ranked[1])[:2]
         return ranked, tie
+
+
+def _measures(words: tuple[str, ...], stems: tuple[str, ...]) -> bool:
+    """Whether a column's words say one of the measures `stems` without its word: a code of
+    it that is no English word (`wgt` of weight), or a unit of what it measures (`kg`)."""
+    if not words:
+        return False
+    dims = {MEASURE_DIMENSIONS.get(s) for s in stems} - {None}
+    return (bool(dims) and dimension(words[-1]) in dims) or any(
+        abbreviates(w, s) and not parts_of_speech(w) for w in words for s in stems
+        if not s.startswith("@"))
 
 
 def _name(e: Element) -> str:

@@ -73,6 +73,18 @@ PLAIN_MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     adj: (_nouns(adj), "asc" if adj in _LOW else "desc") for adj in _MEASURE_ADJECTIVES
 }
 
+#: what a measure noun measures, in pint's dimensions (`words/units.dimension`): a number
+#: column in such a unit is that measure ("the heaviest" ranks by `cargo_kg`, "the longest
+#: stage" by `distanceKm`, "the most expensive" by `fee_usd`)
+MEASURE_DIMENSIONS: dict[str, str] = {
+    canon(noun): dim
+    for noun, dim in (
+        ("weight", "[mass]"), ("height", "[length]"), ("length", "[length]"),
+        ("width", "[length]"), ("depth", "[length]"), ("duration", "[time]"),
+        ("speed", "[length] / [time]"), ("price", "currency"), ("cost", "currency"),
+    )
+}
+
 #: a verb whose measure noun is another word: "how much does it cost" -> a price column. Verbs
 #: whose noun is the same word ("rated" / rating, "aged" / age) need no entry: they share a stem.
 MEASURE_WORDS: dict[str, tuple[str, ...]] = {canon("cost"): (canon("price"),)}

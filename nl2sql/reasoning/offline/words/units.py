@@ -94,6 +94,22 @@ def _physical_unit(low: str) -> bool:
     return not lemmas or any(lemma != low for lemma in lemmas)
 
 
+@lru_cache(maxsize=8192)
+def dimension(word: str) -> str | None:
+    """What a unit measures, as pint writes it ("kg": "[mass]", "km": "[length]", "kph":
+    "[length] / [time]"), "currency" for a currency; None for a word that is no unit."""
+    if not is_unit(word):
+        return None
+    low = word.lower()
+    codes, names = _currencies()
+    if low in codes or low in names:
+        return "currency"
+    try:
+        return str(_registry().get_dimensionality(low))
+    except Exception:  # as in `_physical_unit`: a name pint lists but cannot define
+        return None
+
+
 def without_unit(words: list[str]) -> list[str] | None:
     """The words of an identifier without a unit at its end (`distance_km` -> ["distance"]); None
     when the last word is no unit or nothing would be left."""
