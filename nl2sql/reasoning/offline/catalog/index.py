@@ -72,9 +72,8 @@ class FKEdge:
     src_cols: tuple[str, ...]
     dst: str
     dst_cols: tuple[str, ...]
-    rank: tuple[
-        int, int
-    ]  # (position of src in the snapshot, position of the FK): declaration order
+    # (position of src in the snapshot, position of the FK): declaration order
+    rank: tuple[int, int]
     inferred: str = ""  # for an edge no key declares: the evidence it was inferred from
     # `src` to `dst`, as a layer's relationship says; an inferred edge (whose one-to-one is only
     # "nearly unique" in the sampled rows) stays many-to-one
@@ -278,6 +277,7 @@ def _index_column(
 
 
 _PLACES = {canon(w) for w in PLACE_NOUNS}
+_AMOUNTS = {canon(w) for w in ("quantity", "amount")}  # of the thing the words before say
 _PLACE = canon("place")
 
 
@@ -309,8 +309,9 @@ def _index_forms(
         for start in (0, len(cw) - size):
             # "net price" names `net_price_eur`
             add(cw[start : start + size], Element(key, col.name, 0.7, "part"))
-    if len(cw) >= 2 and cw[-1] in DATE_WORDS | {"at", "on"}:
-        # "opened" names `opened_date`, "created" names `created_at`
+    if len(cw) >= 2 and (cw[-1] in DATE_WORDS | {"at", "on"} or (
+            cw[-1] in _AMOUNTS and idx.kinds.get((key, col.name)) == "number")):
+        # "opened" names `opened_date`, "created" `created_at`, "the most scrap" `scrap_qty`
         add(cw[:-1], Element(key, col.name, 0.75, "short"))
     # "score" names `scoreOutOf10`, "cost" `costPerKgEur`: the words from "out"/"per" on scale it
     scale = next((i for i, w in enumerate(cw) if i and w in ("out", "per") and i < len(cw) - 1), 0)

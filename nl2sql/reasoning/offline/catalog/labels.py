@@ -81,7 +81,8 @@ def _glued_label(column: str, table: tuple[str, ...]) -> bool:
 
 def _says(idx: SchemaIndex, key: str, column: str, label: str) -> bool:
     """Whether a column's name holds the word `label`, or is that word abbreviated as a coded
-    schema writes it, behind nothing but the table's name or code (`cmpn_nm` of campaigns)."""
+    schema writes it, behind nothing but the table's name or code (`cmpn_nm` of campaigns) or
+    one modifier (`frst_nm`, `city_nm`: `_names_another` tells the row's own from another's)."""
     if canon(label) in idx.col_words[(key, column)]:
         return True
     words = [w.lower() for w in split_identifier(column_name(idx.naming, key, column))]
@@ -89,8 +90,8 @@ def _says(idx: SchemaIndex, key: str, column: str, label: str) -> bool:
         return False
     *before, last = words
     core = idx.naming.table(key).core
-    return (abbreviates(last, label) and not is_english_word(last)
-            and all(w in core or any(abbreviates(w, c) for c in core) for w in before))
+    return (abbreviates(last, label) and not is_english_word(last) and (len(before) == 1 or all(
+        w in core or any(abbreviates(w, c) for c in core) for w in before)))
 
 
 def _names_another(idx: SchemaIndex, key: str, column: str, label: str,

@@ -45,8 +45,11 @@ def coded_mentions(
     if not codes:
         return
     coded: dict[int, str] = {}
+    starts = {m.start for m in out.mentions}
     for tok in rest:
-        if tok.index in used or tok.kind != "word" or tok.low in FRAME or not tok.low.isalpha():
+        if tok.index in used or tok.kind != "word" or not tok.low.isalpha() or (
+            tok.low in FRAME and not _coordinated(tokens, tok, starts)
+        ):
             continue
         found = {c for c in codes if any(abbreviates(c, w) for w in _forms(tok.low))}
         longest = [c for c in found if len(c) == max(map(len, found))]
@@ -60,6 +63,13 @@ def coded_mentions(
             out.mentions.append(Mention(span[0].index, span[-1].index + 1,
                                         " ".join(t.text for t in span), elements))
             used.update(t.index for t in span)
+
+
+def _coordinated(tokens: list[Token], tok: Token, starts: set[int]) -> bool:
+    """ "first and last names": a frame word ("first") coordinated before a mention is its
+    fellow modifier, a word of the schema like it."""
+    i = tok.index
+    return i + 2 < len(tokens) and tokens[i + 1].low in ("and", "or", ",") and i + 2 in starts
 
 
 def coded_words(idx: SchemaIndex) -> frozenset[str]:

@@ -15,12 +15,27 @@ from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
 from nl2sql.reasoning.offline.linking.phrases import another_word
 from nl2sql.reasoning.offline.words import wordnet
-from nl2sql.reasoning.offline.words.text import FRAME, Token, canon, noun_lemmas
+from nl2sql.reasoning.offline.words.text import (
+    FRAME,
+    Token,
+    canon,
+    noun_forms,
+    noun_lemmas,
+    parts_of_speech,
+    split_identifier,
+)
 
 #: how much of the synonym's own link strength a word borrows
 SCORE = 0.8
 #: the senses of each word considered: WordNet orders them by frequency in its corpus
 SENSES = 2
+#: how much of a synonym's strength a broader or narrower word keeps, and how many steps up
+#: WordNet's hierarchy it may be ("plane": heavier-than-air craft, then aircraft)
+BROADER = 0.85
+BROADER_STEPS = 2
+#: how far below the top of WordNet's hierarchy a broader word must be to stand for a narrower
+#: one: "animal" (6 steps) and "aircraft" (9) do, "status" (4) and "person" (3) are too general
+SPECIFIC = 5
 #: the forms of an element a synonym may stand for (never a value, a unit or a modifier)
 _FORMS = frozenset({"name", "original", "qualified", "short", "head", "glued", "term"})
 
@@ -35,7 +50,8 @@ def synonym_mentions(
         if tok.index in used or tok.kind != "word" or tok.low in FRAME or not tok.low.isalpha():
             continue
         merged = _qualified(tokens, idx, tok, out)
-        elements = [] if merged else synonym_elements(idx, tok.low)
+        elements = [] if merged else synonym_elements(idx, tok.low) or (
+            [] if _verb_here(tokens, tok, out) else broader_elements(idx, tok.low))
         if elements:
             out.mentions.append(Mention(tok.index, tok.index + 1, tok.text, elements))
         if merged or elements:
@@ -90,6 +106,58 @@ def synonym_elements(idx: SchemaIndex, word: str) -> list[Element]:
     return _ordered(idx, found)
 
 
+def _verb_here(tokens: list[Token], tok: Token, out: Linking) -> bool:
+    """ "Which supplier makes …": a word that can be a verb, right after its subject (a
+    mention or a relative pronoun), is one; no broader noun of "make" is meant."""
+    if "VERB" not in parts_of_speech(tok.low) or tok.index == 0:
+        return False
+    prev = tokens[tok.index - 1]
+    return prev.low in ("who", "that", "which") or any(m.end == tok.index for m in out.mentions)
+
+
+def broader_elements(idx: SchemaIndex, word: str) -> list[Element]:
+    """The one table or column a noun without synonym in the schema is a kind of, or the one
+    table whose head noun is a kind of it, by WordNet's hypernyms ("planes" over `aircraft`,
+    "donations" over `gift`, "visitors" over `guests`); weaker than a synonym. None when the
+    nearest such words name more than one element (an `animal` and a `creature` table, one
+    WordNet kind)."""
+    lemmas = noun_lemmas(word) or ()
+    if _schema_word(idx, canon(word)):
+        return []  # the schema's own word in another role ("scrap" of `scrap_qty`)
+    found: dict[str, Element] = {}
+    for step in range(1, BROADER_STEPS + 1):
+        for lemma in lemmas:
+            for words, at, height in wordnet.broader(lemma, 1, BROADER_STEPS):
+                if at != step or height < SPECIFIC:
+                    continue  # "priority" is a kind of status: too general a word to mean it
+                for e in idx.phrases.get(tuple(canon(w) for w in words), []):
+                    if e.form in _FORMS and not another_word(idx, e, words[-1]):
+                        found.setdefault(e.ref, _weaker(e, BROADER))
+        if found:
+            break
+    if not found:
+        found = {e.ref: e for e in _narrower_tables(idx, set(lemmas))}
+    refs = {e.table if e.column is None else e.ref for e in found.values()}
+    return _ordered(idx, found) if len(refs) == 1 else []
+
+
+def _schema_word(idx: SchemaIndex, word: str) -> bool:
+    return any(word in phrase for phrase in idx.phrases)
+
+
+def _narrower_tables(idx: SchemaIndex, lemmas: set[str]) -> list[Element]:
+    """The tables whose head noun is, in its most frequent sense, a kind of one of `lemmas`."""
+    out = []
+    for table in idx.tables:
+        head = split_identifier(idx.naming.table(table).core_name)[-1:]  # the word, no stem
+        for noun in noun_forms(head[0]) if head else ():
+            if any(words in {(w,) for w in lemmas} and at == 1 and height >= SPECIFIC
+                   for words, at, height in wordnet.broader(noun, 1, 1)):
+                out.append(Element(table, None, round(SCORE * BROADER, 3), "synonym"))
+                break
+    return out
+
+
 def _synonyms(word: str) -> list[tuple[str, ...]]:
     """The words (each a tuple of words) sharing one of the most frequent senses of the noun
     `word` among their own most frequent senses, most frequent sense first."""
@@ -104,8 +172,8 @@ def _synonyms(word: str) -> list[tuple[str, ...]]:
     return out
 
 
-def _weaker(e: Element) -> Element:
-    return Element(e.table, e.column, round(e.score * SCORE, 3), "synonym", e.metric)
+def _weaker(e: Element, share: float = 1.0) -> Element:
+    return Element(e.table, e.column, round(e.score * SCORE * share, 3), "synonym", e.metric)
 
 
 def _ordered(idx: SchemaIndex, found: dict[str, Element]) -> list[Element]:

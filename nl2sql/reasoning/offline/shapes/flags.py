@@ -100,6 +100,13 @@ def _predicate(a: Analysis, m: Mention) -> tuple[str | None, int | None] | None:
     after_be = (i >= 0 and tokens[i].low in _BE) or contracted or had
     if had:
         i -= 1
+    if i >= 1 and tokens[i].low == "been" and negation is None:
+        # "rooms that have not been renovated": the negation is before the auxiliary
+        j = i - 1
+        if is_negation(tokens[j]):
+            negation, j = tokens[j].index, j - 1
+        if j >= 0 and tokens[j].low in _HAVE:
+            i = j
     if described is None and after_be:
         # "customers who are active": the subject is the table named last before the verb
         before = [t for x in mentions if x.end <= i + 1 and (t := a.res.table(x))]

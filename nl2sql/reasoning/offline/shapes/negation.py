@@ -14,7 +14,8 @@ from France").
 
 from __future__ import annotations
 
-from nl2sql.reasoning.offline.linking.linker import ValueMatch
+from nl2sql.reasoning.offline.linking.linker import Mention, ValueMatch
+from nl2sql.reasoning.offline.linking.phrases import is_verb_form
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
 from nl2sql.reasoning.offline.shapes.comparisons import numeric_conditions
 from nl2sql.reasoning.offline.shapes.conditions import value_conditions
@@ -42,10 +43,19 @@ def reserve_negated_tables(a: Analysis) -> None:
             if (
                 scope.start <= m.start < scope.end
                 and m.start not in a.used
-                and any(e.table in negated for e in m.columns())
+                and (any(e.table in negated for e in m.columns()) or (negated and _verb_date(a, m)))
             ):
                 a.used.add(m.start)
                 a.absorbed.add(m.start)
+
+
+def _verb_date(a: Analysis, m: Mention) -> bool:
+    """ "students who never enrolled in a section": the negated clause's verb, though it names
+    a date (`enrolledDate`), says the relation the anti-join excludes, no date to show."""
+    idx = a.question.idx
+    return (m.end - m.start == 1 and is_verb_form(a.question.tokens[m.start]) and bool(m.columns())
+            and all(e.column is not None and idx.kind(e.table, e.column) == "date"
+                    for e in m.columns()))
 
 
 def negated_conditions(a: Analysis, q: Query) -> tuple[set[int], set[int], set[int]]:

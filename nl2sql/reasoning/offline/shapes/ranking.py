@@ -41,11 +41,17 @@ def _first_of_all(a: Analysis, sup: Superlative | None) -> bool:
 
 def _amount(a: Analysis, sup: Superlative | None) -> bool:
     """ "Spends the most on wages", "earned the least from its tours": "most" stands for an
-    amount, what is spent or earned in all (a preposition follows it, no noun)."""
+    amount, what is spent or earned in all (a preposition follows it, no noun); "produced the
+    most scrap": "most" before a quantity's own noun (not "the highest scrap") is its total."""
     tokens = a.question.tokens
     i = sup[1] if sup is not None else -1
-    return (0 <= i < len(tokens) - 1 and tokens[i].low in ("most", "least")
-            and tokens[i + 1].low in ("on", "in", "from", "for"))
+    if not (0 <= i < len(tokens) - 1 and tokens[i].low in ("most", "least")):
+        return False
+    nxt = next((m for m in a.question.mentions if m.start == i + 1), None)
+    return tokens[i + 1].low in ("on", "in", "from", "for") or (
+        nxt is not None and not a.res.table(nxt) and bool(nxt.columns())
+        and all(e.column is not None and a.question.idx.kind(e.table, e.column) == "number"
+                for e in nxt.columns()))
 
 
 def ranks_entities(a: Analysis, sup: Superlative, measure_m: Mention | None) -> bool:

@@ -62,34 +62,50 @@ class _Part:
         first = 4 + pointers + 2  # after the pointer symbols, sense_cnt and tagsense_cnt
         return tuple(int(o) for o in parts[first : first + synsets])
 
-    def words(self, offset: int) -> tuple[tuple[str, ...], ...]:
-        """The words of the synset at `offset`, each as a tuple of lower-case words."""
+    def _fields(self, offset: int) -> list[str]:
         end = self.data.find(b"\n", offset)
         fields = self.data[offset:end].decode("latin-1").split()
         if not fields or fields[0] != f"{offset:08d}":
             raise ValueError(f"no synset at offset {offset}")
+        return fields
+
+    def words(self, offset: int) -> tuple[tuple[str, ...], ...]:
+        """The words of the synset at `offset`, each as a tuple of lower-case words."""
+        fields = self._fields(offset)
         count = int(fields[3], 16)
         return tuple(
             tuple(_lemma(fields[4 + 2 * i]).split("_")) for i in range(count)
         )
 
+    def _pointers(self, offset: int) -> tuple[list[str], list[tuple[str, int, str, str]]]:
+        """The synset's words and its pointers: (symbol, target offset, part of speech,
+        source/target word numbers as four hex digits, "0000" for the whole synset)."""
+        fields = self._fields(offset)
+        count = int(fields[3], 16)
+        words = [_lemma(fields[4 + 2 * i]) for i in range(count)]
+        at = 4 + 2 * count
+        pointers = []
+        for i in range(int(fields[at])):
+            symbol, target, pos, ends = fields[at + 1 + 4 * i : at + 5 + 4 * i]
+            pointers.append((symbol, int(target), pos, ends))
+        return words, pointers
 
     def derived(self, offset: int, lemma: str, symbol: str) -> list[tuple[str, int, int]]:
         """The words `lemma`'s word in the synset at `offset` points to with `symbol` (`+`: a
         derivationally related form, `\\`: an adverb's adjective): (part of speech, synset
         offset, word number there) of each."""
-        end = self.data.find(b"\n", offset)
-        fields = self.data[offset:end].decode("latin-1").split()
-        count = int(fields[3], 16)
-        words = [_lemma(fields[4 + 2 * i]) for i in range(count)]
-        at = 4 + 2 * count
+        words, pointers = self._pointers(offset)
         out = []
-        for i in range(int(fields[at])):
-            pointer, target, pos, ends = fields[at + 1 + 4 * i : at + 5 + 4 * i]
+        for pointer, target, pos, ends in pointers:
             source = int(ends[:2], 16)
-            if pointer == symbol and 0 < source <= count and words[source - 1] == lemma:
-                out.append(("a" if pos == "s" else pos, int(target), int(ends[2:], 16)))
+            if pointer == symbol and 0 < source <= len(words) and words[source - 1] == lemma:
+                out.append(("a" if pos == "s" else pos, target, int(ends[2:], 16)))
         return out
+
+    def hypernyms(self, offset: int) -> list[int]:
+        """The synsets the synset at `offset` is a kind of (pointer `@`, the whole synset)."""
+        return [t for symbol, t, _, ends in self._pointers(offset)[1]
+                if symbol == "@" and ends == "0000"]
 
 
 def _sorted_line(text: bytes, key: bytes) -> bytes | None:
@@ -177,3 +193,42 @@ def derived(
     except (ValueError, IndexError) as exc:
         log.warning("WordNet pointers of %r could not be read (%s)", lemma, exc)
     return tuple(out)
+
+
+@cache
+def broader(
+    lemma: str, limit: int = 2, depth: int = 2
+) -> tuple[tuple[tuple[str, ...], int, int], ...]:
+    """The nouns `lemma` is a kind of, in its `limit` most frequent senses, up to `depth`
+    hypernym steps up, nearest first, each with its step count and how specific it is (the
+    fewest steps from it up to the top of WordNet's hierarchy): "pet": animal at 1 (6 below the
+    top); "plane": aircraft at 2, through "heavier-than-air craft"; each noun a tuple of
+    lower-case words."""
+    part = _part("n")
+    if part is None:
+        return ()
+    out: dict[tuple[str, ...], tuple[int, int]] = {}
+    try:
+        level = list(_offsets(lemma, "n", limit))
+        for step in range(1, depth + 1):
+            level = [h for offset in level for h in part.hypernyms(offset)]
+            for offset in level:
+                for words in part.words(offset):
+                    out.setdefault(words, (step, _height(offset)))
+    except (ValueError, IndexError) as exc:
+        log.warning("WordNet hypernyms of %r could not be read (%s)", lemma, exc)
+    return tuple((words, step, height) for words, (step, height) in out.items())
+
+
+@cache
+def _height(offset: int) -> int:
+    """The fewest hypernym steps from the noun synset at `offset` up to a top synset."""
+    part = _part("n")
+    level, seen = [offset], {offset}
+    for steps in range(64):
+        above = [part.hypernyms(o) for o in level] if part else []
+        if not all(above):  # one of them is a top synset ("entity")
+            return steps
+        level = [h for hs in above for h in hs if h not in seen]
+        seen.update(level)
+    return 64

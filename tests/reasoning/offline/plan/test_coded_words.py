@@ -22,6 +22,13 @@ _CODED = """
     CREATE TABLE PRCL (prcl_id TEXT PRIMARY KEY, dpt_cd TEXT, prcl_wt_kg REAL);
     INSERT INTO PRCL VALUES ('P1', 'N', 2.5), ('P2', 'N', 1.0), ('P3', 'S', 7.0);
 """
+# a person's coded name parts are the row's name; a city's name is another thing's
+_HOLDERS = """
+    CREATE TABLE INS_HOLDER (HLD_ID INTEGER PRIMARY KEY, HLD_FRST_NM TEXT, HLD_LAST_NM TEXT,
+        HLD_CITY_NM TEXT);
+    INSERT INTO INS_HOLDER VALUES (1, 'Ann', 'Lee', 'Austin'), (2, 'Bo', 'Diaz', 'Dallas'),
+        (3, 'Cy', 'Moss', 'Austin');
+"""
 # "plates" could be written `plt` or `plts`: neither is guessed
 _RIVALS = """
     CREATE TABLE PLT (plt_id INTEGER PRIMARY KEY, plt_nm TEXT);
@@ -35,7 +42,8 @@ _RIVALS = """
 def session(tmp_path_factory, sqlite_sources):
     folder = tmp_path_factory.mktemp("coded")
     return nl2sql.connect(
-        sources=sqlite_sources(folder, {"coded": _CODED, "rivals": _RIVALS}),
+        sources=sqlite_sources(folder, {"coded": _CODED, "rivals": _RIVALS,
+                                         "holders": _HOLDERS}),
         settings={"project_dir": str(folder / "p")},
     )
 
@@ -80,3 +88,12 @@ def test_an_abbreviation_two_names_could_stand_for_links_neither(session):
     result = session.ask("How many plates are there?", datasource="rivals")
     assert result.status != "success"
     assert "plates" in result.first_error.message
+
+
+@pytest.mark.parametrize("question", [
+    "Which holders live in Austin? Give their first and last names.",
+    "List the holders in Austin.",
+])
+def test_coded_name_parts_are_the_rows_names(session, question):
+    result = session.ask(question, datasource="holders")
+    assert _rows(result) == [("Ann", "Lee"), ("Cy", "Moss")]

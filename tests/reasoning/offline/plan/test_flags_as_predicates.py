@@ -1,7 +1,7 @@
 """Yes/no columns said the many ways English says them: inside a negation ("hotels with no rooms
 with a sea view"), as the noun of the rows ("loyalty members from Peru"), as a verb and its
 object ("participants who completed their trial", "did not complete it"), as the modifier of a
-counted noun ("how many urgent repairs"); a key whose row is shown by its names is not shown
+counted noun ("how many urgent repairs"); the verb of a negated clause is not shown; a key whose row is shown by its names is not shown
 beside them; a lower-case dictionary word is never read as a misspelt stored value. The schemas
 are built here: one snake_case with declared keys, one camelCase without."""
 
@@ -14,13 +14,13 @@ import nl2sql
 _RESORT = """
     CREATE TABLE hotels (hotel_id INTEGER PRIMARY KEY, hotel_name TEXT, city TEXT);
     CREATE TABLE rooms (room_id INTEGER PRIMARY KEY, hotel_id INTEGER REFERENCES hotels(hotel_id),
-        has_sea_view INTEGER, rate REAL);
+        has_sea_view INTEGER, rate REAL, is_renovated INTEGER);
     CREATE TABLE guests (guest_id INTEGER PRIMARY KEY, first_name TEXT, last_name TEXT,
         country TEXT, is_loyalty_member INTEGER);
     INSERT INTO hotels VALUES (1, 'Cliff House', 'Lima'), (2, 'Inland Lodge', 'Cusco'),
         (3, 'Harbour Inn', 'Lima');
-    INSERT INTO rooms VALUES (10, 1, 1, 200), (11, 1, 0, 120), (12, 2, 0, 90), (13, 3, 1, 150),
-        (14, 3, 1, 160);
+    INSERT INTO rooms VALUES (10, 1, 1, 200, 1), (11, 1, 0, 120, 0), (12, 2, 0, 90, 0),
+        (13, 3, 1, 150, 1), (14, 3, 1, 160, 1);
     INSERT INTO guests VALUES (1, 'Ana', 'Rojas', 'Peru', 1), (2, 'Luis', 'Paz', 'Peru', 0),
         (3, 'Eva', 'Soto', 'Chile', 1), (4, 'Rita', 'Vega', 'Peru', 1);
 """
@@ -38,6 +38,12 @@ _STUDY = """
         (4, 2, 'Italy', 1), (5, 3, 'Spain', 0), (6, 3, 'Italy', 1);
     INSERT INTO repairs VALUES (1, 'HIGH', 1), (2, 'LOW', 1), (3, 'HIGH', 2), (4, 'MEDIUM', 3),
         (5, 'HIGH', 3);
+    CREATE TABLE sessions (sessionId INTEGER, sessionName TEXT);
+    CREATE TABLE signups (signupId INTEGER, volunteerId INTEGER, sessionId INTEGER,
+        enrolledDate TEXT);
+    INSERT INTO sessions VALUES (1, 'Intake'), (2, 'Review');
+    INSERT INTO signups VALUES (1, 1, 1, '2024-01-02'), (2, 2, 1, '2024-01-03'),
+        (3, 4, 2, '2024-02-01');
 """
 
 
@@ -64,6 +70,14 @@ def test_a_flag_inside_a_negation_restricts_the_rows_excluded(resort):
     result = resort.ask("Which hotels have no rooms with a sea view?")
     assert _rows(result) == [("Inland Lodge",)]
     assert "has_sea_view" in result.sql
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("How many rooms have not been renovated?", [(2,)]),
+    ("How many rooms have been renovated?", [(3,)]),
+])
+def test_a_flag_after_a_negated_auxiliary(resort, question, expected):
+    assert _rows(resort.ask(question)) == expected
 
 
 def test_a_plural_noun_a_flag_names_is_the_rows_holding_it(resort):
@@ -102,3 +116,12 @@ def test_a_column_before_the_counted_noun_is_its_modifier(study):
 def test_a_dictionary_word_is_no_misspelt_value(study):
     assert study.ask("How many volunteers are in the race?").status != "success"
     assert _rows(study.ask("How many volunteers come from Frnace?")) == [(2,)]
+
+
+def test_the_verb_of_a_negated_clause_is_not_shown(study):
+    # "enrolled" names `enrolledDate`, but here it says the relation the rows lack
+    result = study.ask("Which volunteers have never enrolled in any session? Give their "
+                       "nationality.")
+    # the volunteers' key is their name: no other column names them
+    assert _rows(result) == [(3, "France"), (5, "Spain"), (6, "Italy")]
+    assert "enrolledDate" not in result.sql.split("WHERE")[0]
