@@ -60,7 +60,8 @@ def evidence(
         "ambiguous_join": float(bool(tree and tree.ambiguous)),
         "fan_out": float(bool(tree and tree.fans_out)),
         "weak_links": float(weak),
-        "synonym_links": float(forms.count("synonym")),  # a WordNet synonym, no name
+        # a WordNet synonym, or a broader or narrower noun, no name
+        "synonym_links": float(forms.count("synonym") + forms.count("broader")),
         "margin": margin(linking, q),
         "unlinked_share": unlinked / len(content) if content else 0.0,
         "lexical_words": float(len(linking.lexical)),

@@ -118,7 +118,9 @@ def _verb_here(tokens: list[Token], tok: Token, out: Linking) -> bool:
 def broader_elements(idx: SchemaIndex, word: str) -> list[Element]:
     """The one table or column a noun without synonym in the schema is a kind of, or the one
     table whose head noun is a kind of it, by WordNet's hypernyms ("planes" over `aircraft`,
-    "donations" over `gift`, "visitors" over `guests`); weaker than a synonym. None when the
+    "donations" over `gift`, "visitors" over `guests`); weaker than a synonym and recorded as
+    the "broader" form, which the planner reads as a guess (under `min_confidence`: the reading
+    is offered, not answered). None when the
     nearest such words name more than one element (an `animal` and a `creature` table, one
     WordNet kind)."""
     lemmas = noun_lemmas(word) or ()
@@ -132,7 +134,7 @@ def broader_elements(idx: SchemaIndex, word: str) -> list[Element]:
                     continue  # "priority" is a kind of status: too general a word to mean it
                 for e in idx.phrases.get(tuple(canon(w) for w in words), []):
                     if e.form in _FORMS and not another_word(idx, e, words[-1]):
-                        found.setdefault(e.ref, _weaker(e, BROADER))
+                        found.setdefault(e.ref, _weaker(e, BROADER, "broader"))
         if found:
             break
     if not found:
@@ -153,7 +155,7 @@ def _narrower_tables(idx: SchemaIndex, lemmas: set[str]) -> list[Element]:
         for noun in noun_forms(head[0]) if head else ():
             if any(words in {(w,) for w in lemmas} and at == 1 and height >= SPECIFIC
                    for words, at, height in wordnet.broader(noun, 1, 1)):
-                out.append(Element(table, None, round(SCORE * BROADER, 3), "synonym"))
+                out.append(Element(table, None, round(SCORE * BROADER, 3), "broader"))
                 break
     return out
 
@@ -172,8 +174,8 @@ def _synonyms(word: str) -> list[tuple[str, ...]]:
     return out
 
 
-def _weaker(e: Element, share: float = 1.0) -> Element:
-    return Element(e.table, e.column, round(e.score * SCORE * share, 3), "synonym", e.metric)
+def _weaker(e: Element, share: float = 1.0, form: str = "synonym") -> Element:
+    return Element(e.table, e.column, round(e.score * SCORE * share, 3), form, e.metric)
 
 
 def _ordered(idx: SchemaIndex, found: dict[str, Element]) -> list[Element]:

@@ -165,6 +165,10 @@ def read_linked(
         # a column picked by a generic word ("name", "id") from a table no word names
         notes.append(f"{unnamed} column(s) shown from a table the question does not name")
         penalty += _GUESS_PENALTY
+    if kinds := _kinds_read(linking, q):
+        # "planes" read as `aircraft`, a kind of thing WordNet puts above it: offered, not stated
+        notes.append(f"{kinds} read as the kind of thing a table or column is (WordNet): a guess")
+        penalty += _GUESS_PENALTY
     dangling = _dangling_reference(s, linking)
     if dangling:
         notes.append(f"{dangling} refers to something the question does not say")
@@ -180,6 +184,15 @@ def read_linked(
     facts = evidence(s, linking, q, builder.tree, heuristic, idx.table_words)
     return Outcome(plan, calibrated(facts), _reasoning(q, linking, notes), q, linking, notes, facts,
                    scanned, builder.tree, ties=builder.ties)
+
+
+def _kinds_read(linking: Linking, q: Query) -> str:
+    """The words of the plan linked only as a broader or narrower noun, quoted; "" for none."""
+    refs = used_refs(q)
+    return ", ".join(
+        f"'{m.text}'" for m in linking.mentions
+        if m.candidates and all(e.form == "broader" for e in m.candidates)
+        and any(e.ref in refs for e in m.candidates))
 
 
 def _as_of(s: Scan, reference: date | None) -> list[str]:
