@@ -263,7 +263,7 @@ def _contiguous(tokens: list[Token], span: list[Token]) -> bool:
     """Words of a phrase may be separated by "of" / "the" only ("date of birth"), and a verb
     from its object by a possessive ("completed their trial" names `completed_trial`)."""
     for a, b in zip(span, span[1:], strict=False):
-        between = {"of", "the", *(_POSSESSIVES if a is span[0] and _verb(a) else ())}
+        between = {"of", "the", *(_POSSESSIVES if a is span[0] and may_be_verb(a) else ())}
         if any(t.kind != "word" or t.low not in between for t in tokens[a.index + 1 : b.index]):
             return False
     return True
@@ -272,5 +272,6 @@ def _contiguous(tokens: list[Token], span: list[Token]) -> bool:
 _POSSESSIVES = frozenset("their its his her our my your".split())
 
 
-def _verb(tok: Token) -> bool:
+def may_be_verb(tok: Token) -> bool:
+    """A past form, or a word lemminflect knows as a verb ("complete", "completed")."""
     return is_verb_form(tok) or "VERB" in parts_of_speech(tok.low)

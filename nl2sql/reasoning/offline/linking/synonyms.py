@@ -120,9 +120,8 @@ def broader_elements(idx: SchemaIndex, word: str) -> list[Element]:
     table whose head noun is a kind of it, by WordNet's hypernyms ("planes" over `aircraft`,
     "donations" over `gift`, "visitors" over `guests`); weaker than a synonym and recorded as
     the "broader" form, which the planner reads as a guess (under `min_confidence`: the reading
-    is offered, not answered). None when the
-    nearest such words name more than one element (an `animal` and a `creature` table, one
-    WordNet kind)."""
+    is offered, not answered). None when the nearest such words name more than one element (an
+    `animal` and a `creature` table, one WordNet kind)."""
     lemmas = noun_lemmas(word) or ()
     if _schema_word(idx, canon(word)):
         return []  # the schema's own word in another role ("scrap" of `scrap_qty`)

@@ -14,16 +14,11 @@ from __future__ import annotations
 
 from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.linking.linker import Mention
-from nl2sql.reasoning.offline.linking.phrases import is_verb_form
+from nl2sql.reasoning.offline.linking.phrases import may_be_verb
 from nl2sql.reasoning.offline.shapes.scopes import Scope, is_negation
 from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Query
 from nl2sql.reasoning.offline.shapes.state import Analysis
-from nl2sql.reasoning.offline.words.text import (
-    canon,
-    noun_lemmas,
-    parts_of_speech,
-    split_identifier,
-)
+from nl2sql.reasoning.offline.words.text import canon, noun_lemmas, split_identifier
 
 _BE = frozenset("is are was were be been being 's".split())
 # "rooms that have a sea view", "rooms with a sea view": a flag named as something they have
@@ -123,8 +118,7 @@ def _subject_of(a: Analysis, m: Mention, i: int) -> str | None:
     verb and its object, said right after the table that does it (`i`: the word before the
     verb and any negation); that table, or None."""
     tokens = a.question.tokens
-    first = tokens[m.start]
-    if not (is_verb_form(first) or "VERB" in parts_of_speech(first.low)):
+    if not may_be_verb(tokens[m.start]):
         return None
     if i >= 0 and tokens[i].low in _DO:
         i -= 1
