@@ -23,8 +23,10 @@ from nl2sql.reasoning.offline.catalog.naming import (
     words_of,
 )
 from nl2sql.reasoning.offline.catalog.segments import (
+    event_nouns,
     glued_form,
     modifier_columns,
+    modifier_tables,
     unit_free_words,
 )
 from nl2sql.reasoning.offline.words.lexicon import MEASURE_WORDS, PLACE_NOUNS
@@ -35,18 +37,8 @@ from nl2sql.schema.naming import SchemaNaming, is_english_word, read_naming
 from nl2sql.schema.relationships import holds_every_row_once, infer_relationships, inferred_key
 
 _MAX_VALUE_WORDS = 6
-_GENERIC_SUFFIXES = {
-    "data",
-    "info",
-    "information",
-    "detail",
-    "list",
-    "table",
-    "record",
-    "master",
-    "dim",
-    "fact",
-}
+_GENERIC_SUFFIXES = {"data", "info", "information", "detail", "list", "table", "record", "master",
+                     "dim", "fact"}
 
 
 @dataclass(frozen=True)
@@ -194,8 +186,7 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
     name = naming.core_name  # `tblParcelLocker` is named as parcel_locker is
     tw = words_of(name)
     idx.table_words[key] = tw
-    # "has_copy" without its function word reads "copy": weaker than a table named exactly so;
-    # a prefix only some tables carry (`vw_bays`) may be a word of the name after all
+    # "has_copy" reads "copy", weaker; a prefix only some tables carry (`vw_`) may be a word
     whole = len(tw) == len(split_identifier(name)) and (not naming.prefix or naming.shared)
     _add(idx, tw, Element(key, None, 1.0 if whole else 0.9, "name"))
     if naming.prefix:
@@ -205,6 +196,8 @@ def _index_table(idx: SchemaIndex, table: Table) -> None:
         _add(idx, words_of(table.original_name), Element(key, None, 1.0, "original"))
     if len(tw) >= 2:
         _add(idx, tw[-1:], Element(key, None, 0.7, "head"))
+    for noun in event_nouns(naming.core_name, [c.name for c in table.columns]):  # "deployments"
+        _add(idx, (canon(noun),), Element(key, None, 0.85, "head"))
     if len(tw) >= 2 and tw[-1] in _GENERIC_SUFFIXES:
         _add(idx, tw[:-1], Element(key, None, 0.8, "short"))  # "books_data" is about books
     fk_cols = {c.lower() for fk in table.foreign_keys for c in fk.columns}
@@ -237,7 +230,7 @@ def _index_column(
 ) -> None:
     name = column_name(idx.naming, key, col.name)
     cw = words_of(name)
-    expanded = expand_abbreviations(cw, full)
+    expanded = expand_abbreviations(cw, full, name)
     idx.col_words[(key, col.name)] = expanded
     idx.kinds[(key, col.name)] = column_kind(col)
     for words in dict.fromkeys((cw, expanded)):
@@ -256,6 +249,9 @@ def _index_column(
     if unit_free and unit_free not in (tw, tw[-1:]):
         _index_forms(idx, key, tw, col, unit_free)
     _add(idx, glued_form(name) or (), Element(key, col.name, 0.95, "glued"))  # "zipcode"
+    last = split_identifier(name)[-1]
+    if len(cw) == 2 and col.distinct_count in (1, 2) and not is_english_word(last):
+        _add(idx, cw[:1], Element(key, col.name, 0.85, "short"))  # "generic" of `GENERIC_FLG`
     if col.original_name:
         _add(idx, words_of(col.original_name), Element(key, col.name, 1.0, "original"))
     is_id = bool(cw) and cw[-1] == "id"
@@ -270,14 +266,13 @@ def _index_column(
         if set(expanded) & _PLACES and (_PLACE,) != expanded:
             _add(idx, (_PLACE,), Element(key, col.name, 0.6, "place"))  # "each place", "where"
         _index_samples(idx, key, col)
-    for word in expanded:
-        base = derived_base(word)
-        if base and len(cw) == 1:
-            _add(idx, (base,), Element(key, col.name, 0.6, "head"))  # "membership" -> "member"
+    base = derived_base(expanded[0]) if len(cw) == 1 else None
+    if base:
+        _add(idx, (base,), Element(key, col.name, 0.6, "head"))  # "membership" -> "member"
 
 
 _PLACES = {canon(w) for w in PLACE_NOUNS}
-_AMOUNTS = {canon(w) for w in ("quantity", "amount")}  # of the thing the words before say
+QUANTITY_WORDS = {canon(w) for w in ("quantity", "amount", "count")}  # of what the words before say
 _PLACE = canon("place")
 
 
@@ -309,10 +304,12 @@ def _index_forms(
         for start in (0, len(cw) - size):
             # "net price" names `net_price_eur`
             add(cw[start : start + size], Element(key, col.name, 0.7, "part"))
-    if len(cw) >= 2 and (cw[-1] in DATE_WORDS | {"at", "on"} or (
-            cw[-1] in _AMOUNTS and idx.kinds.get((key, col.name)) == "number")):
-        # "opened" names `opened_date`, "created" `created_at`, "the most scrap" `scrap_qty`
+    if len(cw) >= 2 and cw[:-1] not in (tw[:1], tw[-1:]) and (cw[-1] in DATE_WORDS | {"at", "on"} or (
+            cw[-1] in QUANTITY_WORDS and idx.kinds.get((key, col.name)) == "number")):
+        # "opened" names `opened_date`, "the most scrap" `scrap_qty`, "20 docks" `dock_count`
         add(cw[:-1], Element(key, col.name, 0.75, "short"))
+        if len(cw) >= 3 and cw[-1] in QUANTITY_WORDS:  # "the most acres" of `ACRES_BURN_QTY`
+            add(cw[:1], Element(key, col.name, 0.6, "part"))
     # "score" names `scoreOutOf10`, "cost" `costPerKgEur`: the words from "out"/"per" on scale it
     scale = next((i for i, w in enumerate(cw) if i and w in ("out", "per") and i < len(cw) - 1), 0)
     if scale:
@@ -331,6 +328,9 @@ def _index_modifiers(idx: SchemaIndex) -> None:
         if phrase not in idx.phrases:
             for table, column in columns:
                 _add(idx, phrase, Element(table, column, 0.7, "modifier"))
+    for phrase, table in modifier_tables(idx.table_words, idx.col_words).items():
+        if not any(e.score >= 0.8 for e in idx.phrases.get(phrase, ())):
+            _add(idx, phrase, Element(table, None, 0.7, "head"))
 
 
 def _index_samples(idx: SchemaIndex, key: str, col: Column) -> None:

@@ -12,7 +12,7 @@ import re
 
 from nl2sql.reasoning.offline.words.text import STOP, canon, split_identifier
 from nl2sql.schema.models import Column
-from nl2sql.schema.naming import SchemaNaming
+from nl2sql.schema.naming import SchemaNaming, is_english_word
 
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 DATE_WORDS = {"dat", "time", "timestamp", "day"}
@@ -73,13 +73,20 @@ def derived_base(word: str) -> str | None:
     return None
 
 
-def expand_abbreviations(words: tuple[str, ...], full: tuple[str, ...]) -> tuple[str, ...]:
+def expand_abbreviations(
+    words: tuple[str, ...], full: tuple[str, ...], name: str = ""
+) -> tuple[str, ...]:
     """Column words that abbreviate a word of the table names around them: `CustID` of customers
-    reads "customer id", `RegId` of regions "region id" (a unique prefix of 3+ letters)."""
+    reads "customer id", `RegId` of regions "region id" (a unique prefix of 3+ letters) — not a
+    word of `name` that is an English word already (`baked_on` beside bakers is no "baker")."""
+    raw = [w for w in split_identifier(name) if w not in STOP]
+    # an inflected English word ("baked": `bak`), not a code that is a word too (`prod`, `pat`)
+    english = ({canon(w) for w in raw if canon(w) != w.lower() and is_english_word(w)}
+               if len(raw) == len(words) else set())
     out = []
     for w in words:
         hits = {f for f in full if len(w) >= 3 and len(f) > len(w) and f.startswith(w)}
-        out.append(hits.pop() if len(hits) == 1 and w not in full else w)
+        out.append(hits.pop() if len(hits) == 1 and w not in full and w not in english else w)
     return tuple(out)
 
 

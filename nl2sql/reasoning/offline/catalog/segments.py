@@ -8,6 +8,9 @@ unit, or by the noun its words modify.
   was asked, a label where an id was asked: readings the link itself cannot fix);
 - without a unit: `distance_km` is the distance, `weight_kg` the weight, `priceUsd` the price
   (`words/units.py` says what a unit is);
+- a table named by a verb (`deploy`) by the nouns of its events ("deployments");
+- a table by its modifier: `maintenance_logs` are the maintenance jobs, `T_FIRE_INCDT` the fires,
+  `dive_logs` the dives — where nothing else is called so, weakly;
 - by its modifier: `genre_description` and `genre_code` describe a genre, so "which genres"
   names the genre's label column (name, title, label, description, then type, code, number, id) —
   only where no table or column is called so, and as a weak reading: when several tables carry
@@ -72,6 +75,37 @@ def modifier_columns(
         tables = labelled or list(per_table)
         out[phrase] = [(table, per_table[table][1]) for table in tables]
     return out
+
+
+def modifier_tables(
+    table_words: dict[str, tuple[str, ...]], col_words: dict[tuple[str, str], tuple[str, ...]]
+) -> dict[tuple[str, ...], str]:
+    """The first word of a two-word table name -> that table, where no other table's name begins
+    with it and no column keys it as an entity of its own: "the dives" of `dive_logs`, "fires" of
+    `fire_incidents` (not "products" of `product_categories` beside a `product_id`)."""
+    keyed = {words[:-1] for words in col_words.values() if len(words) == 2 and words[-1] == "id"}
+    found: dict[tuple[str, ...], list[str]] = {}
+    for table, words in table_words.items():
+        if len(words) == 2 and words[0] not in STOP and words[0] != words[1]:
+            found.setdefault(words[:1], []).append(table)
+    return {phrase: tables[0] for phrase, tables in found.items()
+            if len(tables) == 1 and phrase not in keyed}
+
+
+def event_nouns(name: str, columns: list[str]) -> list[str]:
+    """The nouns WordNet derives from a table named by a verb alone and keyed by its own id
+    (`T_DEPLOY` with `DEPLOY_ID`: "deployment"; `enroll`: "enrollment"), not those of its
+    doers ("enrollee" is a kind of person): its rows are those events."""
+    from nl2sql.reasoning.offline.words import wordnet
+    from nl2sql.reasoning.offline.words.text import parts_of_speech
+
+    words = split_identifier(name)
+    if len(words) != 1 or parts_of_speech(words[0]) != {"VERB"} or not any(
+            split_identifier(c) == [*words, "id"] for c in columns):
+        return []
+    nouns = [n[0] for n in wordnet.derived(words[0], "v", "n") if len(n) == 1]
+    return [n for n in nouns
+            if not any(kind == ("person",) for kind, *_ in wordnet.broader(n, 2, 6))]
 
 
 def abbreviates(code: str, word: str) -> bool:

@@ -14,6 +14,7 @@ planner's evidence).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
@@ -81,9 +82,18 @@ def coded_words(idx: SchemaIndex) -> frozenset[str]:
         ]
         idx.coded = frozenset(
             canon(w) for name in names for w in split_identifier(name)
-            if len(w) >= 2 and w.isalpha() and not parts_of_speech(w)
+            if len(w) >= 2 and w.isalpha() and (not parts_of_speech(w) or _short_code(name, w))
         )
     return idx.coded
+
+
+def _short_code(name: str, word: str) -> bool:
+    """A short word that is English but written as a code among codes (`PAT_NM`, `T_PAT`:
+    "pat" of patient): three or four capitals in an upper-case name another of whose words is no
+    English word (`NM`, the prefix `T`)."""
+    written = [w.lower() for w in re.split(r"[^A-Za-z]+", name) if w]  # `DT`, before read
+    return (3 <= len(word) <= 4 and name.isupper()
+            and any(w != word and not parts_of_speech(w) for w in written))
 
 
 @lru_cache(maxsize=65536)

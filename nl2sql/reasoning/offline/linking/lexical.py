@@ -12,8 +12,8 @@ have been delivered?"), it says something the schema must explain, and the lexic
 
 from __future__ import annotations
 
-from nl2sql.reasoning.offline.catalog.index import SchemaIndex
-from nl2sql.reasoning.offline.linking.mentions import Linking, ValueMatch
+from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
+from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch
 from nl2sql.reasoning.offline.words.lexicon import FILLER, RELATION_VERBS
 from nl2sql.reasoning.offline.words.text import (
     Token,
@@ -93,3 +93,55 @@ def _used_as_noun(tokens: list[Token], tok: Token) -> bool:
     prev = tokens[tok.index - 1] if tok.index > 0 else None
     return (prev is not None and prev.low in DETERMINERS and not tok.low.endswith("ed")
             and tok.low not in FILLER and is_noun(tok.low))
+
+
+#: words that ask for or condition a date, beside which a participle's date column is the date
+_DATE_ASKED = frozenset(
+    """when date dates day days month months year years recent recently latest earliest first
+    last newest oldest ago since before after between until""".split()
+)
+
+
+def event_verbs(tokens: list[Token], idx: SchemaIndex, out: Linking) -> list[Mention]:
+    """The mentions of a date column named by its verb ("baked" of `bake_date` or `baked_on`,
+    "certified" of `certifiedDate`) where the question neither asks a date nor conditions one, and the verb has
+    what follows it ("which baker has baked the most batches", "divers certified Divemasters",
+    "how many products has she baked"): the verb relates the rows, as a relation verb does, and
+    names no date to show or group by. Not a passive that ends the question ("how many orders
+    were shipped?"), which says which rows count. Negated ("products that were never baked"),
+    it is replaced by its table, the events that did not happen (the returned mention).
+    """
+    from nl2sql.reasoning.offline.words.dates import find_dates
+
+    if any(t.low in _DATE_ASKED for t in tokens) or find_dates(tokens):
+        return []
+    found = []
+    for m in out.mentions:
+        tok = tokens[m.start]
+        lemma = verb_lemma(tok.low)
+        if (m.end - m.start != 1 or not lemma or lemma == tok.low or not m.candidates
+                or any(e.column is None or e.form not in ("short", "name")
+                       or idx.kind(e.table, e.column) != "date" for e in m.candidates)):
+            continue
+        prev = tokens[m.start - 1] if m.start > 0 else None
+        ends = all(t.kind == "punct" for t in tokens[m.end:])
+        if _negated(tokens, m.start):
+            found.append(Mention(m.start, m.end, m.text, list(dict.fromkeys(
+                Element(e.table, None, 0.7, "head") for e in m.candidates))))
+        elif not (ends and prev is not None and prev.low in _PASSIVE_AUXILIARIES):
+            found.append(m)
+    return found
+
+
+def _negated(tokens: list[Token], i: int) -> bool:
+    """ "never been baked", "have not been serviced": a negation at most three words before."""
+    return any(t.low in ("never", "not") for t in tokens[max(0, i - 3) : i])
+
+
+def said_of_the_owner(tokens: list[Token], tok: Token) -> bool:
+    """A verb that ends the question after "we" or "you", the owner of the data ("how many
+    generic drugs do we carry?", "which products do you stock?"): what the rows are, with no
+    second entity to relate and no condition — the lexicon explains it."""
+    prev = tokens[tok.index - 1] if tok.index > 0 else None
+    return (prev is not None and prev.low in ("we", "you") and verb_lemma(tok.low) is not None
+            and all(t.kind == "punct" for t in tokens[tok.index + 1:]))

@@ -16,11 +16,15 @@ Rules, in order (each consumes its words):
    `customer`) links to it, more weakly than a name (`synonyms.py`); so does a word a coded
    name abbreviates ("meters" of `MTR`: `coded.py`).
 6. Relation verbs and filler words of the generic lexicon ("owned", "information") are explained
-   by the lexicon; a verb between two entities the schema graph connects ("chefs who cooked
-   at festivals") is explained by that path (`relations`); a word that tells apart two keys
-   joining the same tables ("destination" of `destination_airport_id` beside
+   by the lexicon, as is a verb that ends the question after "we" ("… do we carry?"), and so is
+   the verb of a date column where no date is asked ("which baker has baked the most batches":
+   `lexical.event_verbs`); a verb between two entities the schema graph connects ("chefs who
+   cooked at festivals") is explained by that path (`relations`); a word that tells apart two
+   keys joining the same tables ("destination" of `destination_airport_id` beside
    `origin_airport_id`) is a role the join search reads (`roles`; the planner refuses a plan
-   that joins without it); whatever is left is unexplained, and the planner refuses it.
+   that joins without it); a verb WordNet defines by a number column's noun, or that noun by
+   the verb, names that column ("weighs": `weight_kg`; `measure_verbs`); whatever is left is
+   unexplained, and the planner refuses it.
 """
 
 from __future__ import annotations
@@ -30,8 +34,14 @@ from nl2sql.reasoning.llm.run_limits import checkpoint
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import normalize_value
 from nl2sql.reasoning.offline.linking.coded import coded_mentions
-from nl2sql.reasoning.offline.linking.lexical import lexicon_explains, phrasal_object
+from nl2sql.reasoning.offline.linking.lexical import (
+    event_verbs,
+    lexicon_explains,
+    phrasal_object,
+    said_of_the_owner,
+)
 from nl2sql.reasoning.offline.linking.lookup import close_values, lookup_words
+from nl2sql.reasoning.offline.linking.measure_verbs import measure_verb_mentions
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention, ValueMatch, looks_like_value
 from nl2sql.reasoning.offline.linking.phrases import schema_mentions
 from nl2sql.reasoning.offline.linking.relations import relation_verbs
@@ -100,13 +110,22 @@ def link(
             out.roles.append((t, role))
             out.lexical.append(t)
             used.add(t.index)
-    out.lexical += [t for t in rest if t.index not in used and lexicon_explains(tokens, t, out)]
+    out.lexical += [t for t in rest if t.index not in used and (
+        lexicon_explains(tokens, t, out) or said_of_the_owner(tokens, t))]
     used.update(t.index for t in out.lexical)
     left = [t for t in rest if t.index not in used and t.low not in FRAME]
     for rel in relation_verbs(tokens, idx, out, left):
         out.lexical.append(rel.word)
         out.relations.append(rel)
         used.add(rel.word.index)
+    measure_verb_mentions(tokens, idx, rest, used, out)
+    for m in event_verbs(tokens, idx, out):
+        at = next(i for i, old in enumerate(out.mentions) if old.start == m.start)
+        if m is out.mentions[at]:
+            del out.mentions[at]
+            out.lexical.append(tokens[m.start])
+        else:
+            out.mentions[at] = m  # "never baked": the batches, not their date
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME
                        and not _graded_adverb(tokens, t)]
     if tokens and tokens[0].low == "where" and 0 not in used:

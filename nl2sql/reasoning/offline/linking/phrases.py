@@ -190,11 +190,12 @@ def _elements(
     if len(span) == 1 and (verb or is_verb_form(span[0])):
         # "boats were made" does not name a `make` column; "opened" may name `opened_date` and
         # "priced between 10 and 20" the price, "the most experienced" `YearsExperience`: a
-        # verb names a measure or a date, never a label
+        # verb names a measure or a date, never a label — or the rows of a table it names alone
         return [
             e
             for e in elements
-            if e.column
+            if (e.column is None and _named_by_verb(idx, e.table))
+            or e.column
             and (
                 e.form == "measure"
                 or (idx.kind(e.table, e.column) == "date" and not graded)
@@ -207,6 +208,14 @@ def _elements(
     if len(span) == 1 and span[0].low in FRAME:
         return [e for e in elements if e.score >= 0.85]
     return elements
+
+
+def _named_by_verb(idx: SchemaIndex, table: str) -> bool:
+    """A table of events named by a verb alone, keyed by its own id (`T_DEPLOY` by
+    `DEPLOY_ID`): "deployed" names its rows — not a table relating two others (`writes`)."""
+    words = split_identifier(idx.naming.table(table).core_name)
+    return (len(words) == 1 and parts_of_speech(words[0]) == {"VERB"}
+            and (*idx.table_words[table], "id") in idx.col_words.values())
 
 
 _AUXILIARIES = frozenset("do does did will would can could should shall may might must".split())

@@ -1,7 +1,10 @@
 """How "or" and "and" combine conditions.
 
 - "or" joins the conditions right before and after it into one OR ("loans made in 2023 or 2024",
-  "books with more than 300 pages or a price above 20"); "either" only announces it.
+  "books with more than 300 pages or a price above 20"); "either" only announces it. The "or"
+  between values of one column is theirs ("houses or apartments": one IN); "either houses or
+  apartments with more than 1 room" does not say whether the rooms count for both, and is
+  refused rather than guessed.
 - "and" between two conditions that no single row can meet at once — two values of one column
   ("members who borrowed both Fantasy and History books": the loan rows repeat per member) or two
   disjoint ranges of one column ("cities with a member above 60 and a member below 20") — asks for the
@@ -13,8 +16,9 @@
 from __future__ import annotations
 
 from nl2sql.reasoning.offline.plan.joins import JoinError, connect
-from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Query
+from nl2sql.reasoning.offline.shapes.spec import Col, Cond, Query, Unclear
 from nl2sql.reasoning.offline.shapes.state import Analysis
+from nl2sql.reasoning.offline.words.text import Token
 
 _RANGE_OPS = {">", ">=", "<", "<="}
 
@@ -35,6 +39,14 @@ def _or_groups(a: Analysis, conds: list[Cond]) -> list[Cond]:
     for tok in tokens:
         if tok.low != "or" or tok.index in a.question.scan.taken:
             continue
+        inside = [c for c in conds if c.parts and min(c.parts) < tok.index < max(c.parts)]
+        if inside and _either(tokens, inside[0]) and any(c.pos > tok.index for c in conds
+                                                         if c is not inside[0]):
+            # "either houses or apartments with more than 1 room": both, or apartments only?
+            raise Unclear(f"could not tell whether what follows '{inside[0].text}' applies to "
+                          "each of its values")
+        if inside:
+            continue  # "houses or apartments": the values' own "or", one IN already
         left = [c for c in conds if 0 <= c.pos < tok.index]
         right = [c for c in conds if c.pos > tok.index]
         if not left or not right:
@@ -46,6 +58,12 @@ def _or_groups(a: Analysis, conds: list[Cond]) -> list[Cond]:
         conds = [merged if c is x else c for c in conds if c is not y]
         a.ors_done.add(tok.index)
     return conds
+
+
+def _either(tokens: list[Token], c: Cond) -> bool:
+    """Whether "either" opens the values of `c` ("either houses or apartments")."""
+    first = min(c.parts)
+    return any(t.low == "either" for t in tokens[max(0, first - 2) : first])
 
 
 def _split_values(a: Analysis, q: Query, conds: list[Cond]) -> list[Cond]:

@@ -29,6 +29,7 @@ _GAP_WORDS = STOP | {
     "valued",
     "costing",
 }
+_PLACE_PREPOSITIONS = frozenset("in from at".split())
 _QUALIFIER_GAP = _GAP_WORDS | _NEGATIONS | {"equal", "equals", "named", "called"}
 
 
@@ -124,6 +125,9 @@ def _choose_option(
             used.add(near.start)
             ranked, _ = res.nearest(hits)
             return ranked[0], None
+    placed = _placed(v, mentions, res, tokens, used)
+    if placed is not None:
+        return placed, None
     ranked, tie = res.nearest(v.options)
     if not tie:
         return ranked[0], None
@@ -136,6 +140,19 @@ def _choose_option(
         f"chose {ranked[0][0]}.{ranked[0][1]} (declaration order) — name the column to choose"
     )
     return ranked[0], note
+
+
+def _placed(
+    v: ValueMatch, mentions: list[Mention], res: Resolver, tokens: list[Token], used: set[int]
+) -> tuple[str, str, str] | None:
+    """ "entered a race in Denver": a value stored in several tables is of the table named right
+    before its preposition."""
+    near = adjacent_before(mentions, tokens, v.start, used, _QUALIFIER_GAP)
+    table = res.table(near) if near is not None and near.end < v.start else None
+    if table is None or tokens[v.start - 1].low not in _PLACE_PREPOSITIONS:
+        return None
+    own = [o for o in v.options if o[0] == table]
+    return res.nearest(own)[0][0] if own and len({o[0] for o in v.options}) > 1 else None
 
 
 def _by_preposition(

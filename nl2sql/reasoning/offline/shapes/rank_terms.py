@@ -7,6 +7,7 @@ head); "the tallest goalkeeper" ranks by the height column the adjective names.
 
 from __future__ import annotations
 
+from nl2sql.reasoning.offline.catalog.index import QUANTITY_WORDS
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.conditions import adjacent_after
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Unclear
@@ -46,10 +47,40 @@ def rank_measure(a: Analysis, sup: Superlative | None) -> tuple[Col | Agg | None
                 return None, None
         if found is not None:
             return found, m
+        verb = _verb_before(a, sup[1])
+        if verb is not None:
+            return verb
+    if sup is not None and sup[2] is not None and sup[2] != ("@count",):
+        # "the longest duration": the adjective's measure, said again by its column's name
+        m = a.next_mention(sup[1] + 1, within=1)
+        col = a.res.column(m, ("number", "date")) if m is not None and a.res.table(m) is None \
+            else None
+        says = col is not None and (
+            set(sup[2]) & set(a.question.idx.col_words.get((col.table, col.column), ()))
+            or ("@date" in sup[2] and a.question.idx.kind(col.table, col.column) == "date"))
+        if col is not None and m is not None and says:
+            a.used.add(m.start)
+            return col, m
     return None, None
 
 
 _COUNTING = frozenset("most fewest least".split())
+
+
+def _verb_before(a: Analysis, i: int) -> tuple[Col, Mention] | None:
+    """ "which athlete weighs the most", "who earns the least": a measure verb right before a
+    superlative that ends the question ranks by its column."""
+    tokens = a.question.tokens
+    if tokens[i].low not in _COUNTING or any(t.kind != "punct" for t in tokens[i + 1:]):
+        return None
+    before = i - 1 if i > 0 and tokens[i - 1].low == "the" else i
+    m = next((m for m in a.question.mentions if m.end == before and m.start not in a.used
+              and all(e.form == "measure" for e in m.candidates)), None)
+    col = a.res.column(m, ("number",)) if m is not None else None
+    if col is None or m is None:
+        return None
+    a.used.add(m.start)
+    return col, m
 
 
 def _next_word(a: Analysis, i: int) -> int:
@@ -95,6 +126,9 @@ def _counted_noun(a: Analysis, sup: Superlative, m: Mention) -> Agg | None:
         return None  # "spends the most on wages": the noun is what is spent, not counted
     if m.candidates[0].score >= 0.85 or not tokens[m.end - 1].low.endswith("s"):
         return None
+    words = a.question.idx.col_words.get((m.candidates[0].table, m.candidates[0].column or ""))
+    if words and words[-1] in QUANTITY_WORDS:
+        return None  # "burned the most acres" of `acres_burn_qty`: the quantity, not its rows
     a.used.add(m.start)
     a.absorbed.add(m.start)
     return Agg("count", m.candidates[0].table)

@@ -3,7 +3,8 @@
 ORDER BY the measure, LIMIT N (1 without a number). The entity is grouped when the measure is an
 aggregate or lives in a table the entity reaches through a one-to-many step; a measure each entity
 row has at most one of ("the player with the greatest height", via a foreign key) orders the rows
-directly. A top-N shows the measure beside the entity; "which X has the most Y" shows X only.
+directly. A top-N shows the measure it names beside the entity; "which X has the most Y" shows X
+only.
 What ranks and what is ranked are read in `rank_terms.py`.
 """
 
@@ -119,7 +120,7 @@ def rank(
             if per_group is not None:
                 return per_group
         return _plain_ranking(a, entity, etable, measure, direction,
-                              None if _first_of_all(a, sup) else limit or 1)
+                              None if _first_of_all(a, sup) else limit or 1, m_m is not None)
     if isinstance(measure, Col):
         measure = Agg("sum", measure.table, measure)
     return _grouped_ranking(a, entity, measure, direction, limit)
@@ -156,7 +157,8 @@ def _attribute_of(a: Analysis, entity_table: str | None, table: str) -> bool:
 
 
 def _plain_ranking(
-    a: Analysis, entity: Col | str, root: str, measure: Col, direction: str, limit: int | None
+    a: Analysis, entity: Col | str, root: str, measure: Col, direction: str, limit: int | None,
+    named: bool = False,
 ) -> Query:
     q = Query(root=root, shape="ranking")
     a.res.add_context(q.root)
@@ -165,10 +167,11 @@ def _plain_ranking(
     if compared:  # rows ranked one by one have no group to compare a metric of
         raise Unclear(f"could not tell which rows' metric '{compared[0]}' compares")
     asked = projections(a, [])
-    # asked-for columns are shown alone; otherwise the entity's label (and the measure for top-N)
+    # asked-for columns are shown alone; otherwise the entity's label, and for a top-N the
+    # measure it names ("the 3 highest-rated shops"; not "the 5 longest episodes")
     ranked: list[Target] = (
         [measure]
-        if measure not in shown_default
+        if named and measure not in shown_default
         and a.question.scan.limit[0] is not None
         and not _asks_which(a)
         else []

@@ -31,11 +31,11 @@ def _shape(a: Analysis) -> Query:
     tokens, limit = a.question.tokens, a.question.scan.limit
     measure, m_m = a.measure, a.measure_mention
     idx = a.question.idx
-    tables = {m.start for m in a.question.mentions if a.res.table(m)} | {
-        m.end
-        for m in a.question.mentions
-        if m.columns() and all(idx.kind(e.table, e.column or "") == "date" for e in m.columns())
-    }
+    dates = [m for m in a.question.mentions
+             if m.columns() and all(idx.kind(e.table, e.column or "") == "date" for e in m.columns())]
+    # where "first" / "last" rank by a date: before a table's name, around a date's ("last filled")
+    tables = ({m.start for m in a.question.mentions if a.res.table(m)}
+              | {m.end for m in dates} | {m.start for m in dates})
     sup = C.superlative(tokens, a.question.named, tables)
     extreme = extreme_of_entity(a, measure)
     if measure is not None and extreme is not None:

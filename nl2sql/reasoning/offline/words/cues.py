@@ -11,7 +11,7 @@ from collections.abc import Set as AbstractSet
 
 from nl2sql.reasoning.offline.words import wordnet
 from nl2sql.reasoning.offline.words.lexicon import FILLER, PLAIN_MEASURES, SUPERLATIVE_MEASURES
-from nl2sql.reasoning.offline.words.text import Token
+from nl2sql.reasoning.offline.words.text import Token, is_noun, noun_lemmas
 
 _COUNT_LEADS = frozenset(
     """
@@ -56,7 +56,8 @@ def _words(tokens: list[Token], i: int, n: int) -> tuple[str, ...]:
 
 
 def find_limit(tokens: list[Token], taken: set[int]) -> tuple[int | None, int | None, str | None]:
-    """("top 5" | "which 3" | "5 most" | "first 10") -> (limit, index of the number, direction)."""
+    """("top 5" | "which 3" | "5 most" | "first 10" | "the 5 … with the highest") -> (limit, index
+    of the number, direction)."""
     for i, tok in enumerate(tokens):
         if i in taken:
             continue
@@ -73,7 +74,20 @@ def find_limit(tokens: list[Token], taken: set[int]) -> tuple[int | None, int | 
             return int(value), i, "desc"
         if nxt in SUPER_ASC or nxt in SUPERLATIVE_MEASURES:
             return int(value), i, "asc"
+        if prev == "the" and value < 1000 and _plural(nxt) and _superlative_after(tokens, i + 1):
+            return int(value), i, None  # "the 5 episodes with the longest duration"
     return None, None, None
+
+
+def _plural(word: str) -> bool:
+    """A plural noun ("episodes"; not "cylinder" of "the 4 cylinder cars")."""
+    return is_noun(word) and word not in noun_lemmas(word)
+
+
+def _superlative_after(tokens: list[Token], start: int) -> bool:
+    """A superlative later in the question ("… with the highest price", "… that cost the most")."""
+    return any(t.low in SUPER_DESC or t.low in SUPER_ASC or t.low in SUPERLATIVE_MEASURES
+               or t.low in ("most", "least") for t in tokens[start:])
 
 
 def count_cue(tokens: list[Token], skip: AbstractSet[int] = frozenset()) -> tuple[int, int] | None:

@@ -250,6 +250,16 @@ def _text(tokens: list[Token], i: int, j: int) -> str:
     return " ".join(t.text for t in tokens[i:j])
 
 
+def _state_now(tok: Token, nxt: Token | None) -> bool:
+    """ "currently active", "currently enrolled": the present state an adjective or participle
+    says, which the data holds as it is now (a flag, a status) — no period to date."""
+    if tok.low != "currently" or nxt is None or nxt.kind != "word":
+        return False
+    from nl2sql.reasoning.offline.words.text import is_past_participle, parts_of_speech
+
+    return "ADJ" in parts_of_speech(nxt.low) or is_past_participle(nxt.low)
+
+
 def relative_date_words(tokens: list[Token], taken: frozenset[int] = frozenset()) -> list[str]:
     """Words that make a date relative to today ("today", "last month", "3 days ago"), outside
     the `taken` tokens; "most recent(ly)" is a superlative on a date, not a relative date."""
@@ -259,7 +269,7 @@ def relative_date_words(tokens: list[Token], taken: frozenset[int] = frozenset()
         if k in taken or (tok.low in ("recent", "recently") and prev is not None
                           and prev.low in ("most", "least")):
             continue
-        if tok.low in _RELATIVE:
+        if tok.low in _RELATIVE and not _state_now(tok, nxt):
             found.append(tok.text)
         elif tok.low in _RELATIVE_LEAD and nxt is not None and nxt.low in _RELATIVE_UNITS:
             found.append(f"{tok.text} {nxt.text}")

@@ -102,6 +102,12 @@ class _Part:
                 out.append(("a" if pos == "s" else pos, target, int(ends[2:], 16)))
         return out
 
+    def gloss(self, offset: int) -> str:
+        """The synset's definition, without its quoted examples ("have a certain weight")."""
+        end = self.data.find(b"\n", offset)
+        text = self.data[offset:end].decode("latin-1").partition("| ")[2]
+        return "; ".join(p.strip() for p in text.split(";") if p.strip() and '"' not in p)
+
     def hypernyms(self, offset: int) -> list[int]:
         """The synsets the synset at `offset` is a kind of (pointer `@`, the whole synset)."""
         return [t for symbol, t, _, ends in self._pointers(offset)[1]
@@ -193,6 +199,20 @@ def derived(
     except (ValueError, IndexError) as exc:
         log.warning("WordNet pointers of %r could not be read (%s)", lemma, exc)
     return tuple(out)
+
+
+@cache
+def definitions(lemma: str, pos: str, limit: int = 2) -> tuple[str, ...]:
+    """The definitions of `lemma`'s `limit` most frequent senses ("weigh": "have a certain
+    weight"; "score": "gain points in a game"), () when WordNet lacks it."""
+    part = _part(pos)
+    if part is None:
+        return ()
+    try:
+        return tuple(part.gloss(offset) for offset in _offsets(lemma, pos, limit))
+    except (ValueError, IndexError) as exc:
+        log.warning("WordNet definitions of %r could not be read (%s)", lemma, exc)
+        return ()
 
 
 @cache

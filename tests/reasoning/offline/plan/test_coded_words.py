@@ -97,3 +97,40 @@ def test_an_abbreviation_two_names_could_stand_for_links_neither(session):
 def test_coded_name_parts_are_the_rows_names(session, question):
     result = session.ask(question, datasource="holders")
     assert _rows(result) == [("Ann", "Lee"), ("Cy", "Moss")]
+
+
+# a short code that is an English word too (`PAT`), and a flag whose suffix is a code (`FLG`)
+_PHARMACY = """
+    CREATE TABLE T_PAT (PAT_ID INTEGER PRIMARY KEY, PAT_NM TEXT, CITY_NM TEXT);
+    INSERT INTO T_PAT VALUES (1, 'Ann Lee', 'Oslo'), (2, 'Bo Diaz', 'Lima'), (3, 'Cy Moss', 'Oslo');
+    CREATE TABLE T_MED (MED_ID INTEGER PRIMARY KEY, MED_NM TEXT, GENERIC_FLG TEXT);
+    INSERT INTO T_MED VALUES (1, 'Alpha', 'Y'), (2, 'Beta', 'N'), (3, 'Gamma', 'Y'),
+        (4, 'Delta', 'Y');
+    CREATE TABLE T_COMET (COMET_ID INTEGER PRIMARY KEY, COMET_NM TEXT, DISC_DT TEXT);
+    INSERT INTO T_COMET VALUES (1, 'Halley', '1758-12-25'), (2, 'Encke', '1786-01-17');
+    CREATE TABLE T_ORCHARD (ORCH_ID INTEGER PRIMARY KEY, ORCH_NM TEXT, TREES_PLANT_QTY INTEGER);
+    INSERT INTO T_ORCHARD VALUES (1, 'Hilltop', 120), (2, 'Riverside', 340), (3, 'Meadow', 95);
+"""
+
+
+@pytest.fixture(scope="module")
+def pharmacy(tmp_path_factory, sqlite_sources):
+    folder = tmp_path_factory.mktemp("pharmacy")
+    return nl2sql.connect(sources=sqlite_sources(folder, {"pharmacy": _PHARMACY}),
+                          settings={"project_dir": str(folder / "p")})
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which patients live in Oslo?", [("Ann Lee",), ("Cy Moss",)]),
+    ("How many generic medicines are there?", [(3,)]),
+    ("How many generic medicines do we carry?", [(3,)]),
+    ("When was Encke discovered?", [("1786-01-17",)]),  # `DISC` beside `DT`: a code
+    ("Which orchard planted the most trees?", [("Riverside",)]),  # `TREES_PLANT_QTY`
+])
+def test_short_codes_and_coded_flags(pharmacy, question, expected):
+    assert _rows(pharmacy.ask(question)) == expected
+
+
+def test_a_verb_after_we_explains_nothing_before_an_object(pharmacy):
+    # "we carry X" has its object after it: the verb relates nothing the schema holds
+    assert pharmacy.ask("Do we carry medicines in Oslo warehouses?").status != "success"
