@@ -48,6 +48,11 @@ def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
         # `agency_name` of agents names an agency: a row's own name parts (`first_name`,
         # `family_name`) come first
         own = [c for c in named if not _names_another(idx, key, c, word, core)]
+        # `full_name` beside `companyName`: the one that differs on every row names it
+        whole = [c for c in own
+                 if (col := table.column(c)) is not None and _names_every_row(table, col)]
+        if len(own) > 1 and len(whole) == 1:
+            return whole
         if own or named:
             return (own or named)[:2]
     # `authorname` in author: the table's name glued to a label word

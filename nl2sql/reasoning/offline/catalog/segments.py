@@ -31,6 +31,7 @@ _LABEL_LIKE = _DESCRIPTORS.index(canon("type"))  # the descriptors up to here la
 #: a word's first and last consonants only)
 SHORTEST = 3
 _VOWELS = frozenset("aeiou")
+_LONG_CODE = 5
 
 
 def is_descriptor(text: str) -> bool:
@@ -110,8 +111,9 @@ def event_nouns(name: str, columns: list[str]) -> list[str]:
 
 def abbreviates(code: str, word: str) -> bool:
     """Whether `code` abbreviates `word`: its prefix, or a subsequence of its consonants, with
-    the word's first letter (`inst` of "install", `mtr` of "meter", `stdg` of "standing"); two
-    letters only as the word's first and last consonants (`wt` of "weight", `nm` of "name")."""
+    the word's first letter (`inst` of "install", `mtr` of "meter", `stdg` of "standing"), or
+    from five letters on any subsequence ending on its last consonant (`withdrn`); two letters
+    only as the word's first and last consonants (`wt` of "weight", `nm` of "name")."""
     if len(code) < 2 or len(word) <= len(code) or code[0] != word[0]:
         return False
     if len(code) < SHORTEST:
@@ -120,4 +122,10 @@ def abbreviates(code: str, word: str) -> bool:
     if word.startswith(code):
         return True
     consonants = iter(ch for i, ch in enumerate(word) if i == 0 or ch not in _VOWELS)
-    return all(ch in consonants for ch in code)
+    if all(ch in consonants for ch in code):
+        return True
+    # a longer code keeping a vowel (`withdrn` of "withdrawn"): the word's letters in order,
+    # ending on its last consonant
+    letters = iter(word)
+    last = next((ch for ch in reversed(word) if ch not in _VOWELS), "")
+    return len(code) >= _LONG_CODE and code[-1] == last and all(ch in letters for ch in code)

@@ -201,6 +201,18 @@ def _strong_schema_word(idx: SchemaIndex, tok: Token, literal: bool = False) -> 
     return any(forms & spelled(e) for e in strong)
 
 
+def _before_its_column(tokens: list[Token], idx: SchemaIndex, tok: Token) -> bool:
+    """ "a day ticket" over `ticket_type` holding 'day', "a day pass" over `passes.passKind`: a
+    frame word stored in a column and written before a word naming that column or its table
+    is its value."""
+    nxt = tokens[tok.index + 1] if tok.index + 1 < len(tokens) else None
+    stored = {(t, c) for t, c, _ in idx.values.get(tok.low, ())}
+    tables = {t for t, _ in stored}
+    return nxt is not None and any(
+        (e.table, e.column) in stored or (e.column is None and e.table in tables)
+        for e in idx.phrases.get((nxt.canon,), ()))
+
+
 def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: Linking) -> None:
     i = 0
     while i < len(tokens):
@@ -218,7 +230,7 @@ def _sample_values(tokens: list[Token], idx: SchemaIndex, used: set[int], out: L
                 and not _in_capitals(span[0])
                 and (
                     span[0].low in STOP
-                    or span[0].low in FRAME
+                    or (span[0].low in FRAME and not _before_its_column(tokens, idx, span[0]))
                     or _strong_schema_word(idx, span[0], literal=True)
                 )
             ):

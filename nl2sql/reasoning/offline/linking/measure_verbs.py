@@ -3,7 +3,7 @@
 "how much have we spent on repairs" (`repair_cost`).
 
 The link comes from WordNet's definitions (`words/wordnet.definitions`), not from a table of
-verbs: the verb's most frequent sense is defined with the column's noun ("weigh": "have a
+verbs: the verb's most frequent sense is defined with the column's head noun ("weigh": "have a
 certain weight"; "earn": "earn as salary or wages"; "score": "gain points in a game"), or one
 of the column noun's two most frequent senses is defined with the verb ("cost": "the total
 spent for goods or services"; "fare": "the sum charged for riding"). Only a word used as a verb
@@ -30,6 +30,7 @@ from nl2sql.reasoning.offline.words.text import (
     split_identifier,
     verb_lemma,
 )
+from nl2sql.reasoning.offline.words.units import without_unit
 
 #: the strength of the link (that of a measure word: "cost" for `price`)
 SCORE = 0.6
@@ -79,9 +80,10 @@ def measure_columns(idx: SchemaIndex, lemma: str) -> list[Element]:
         if (idx.kinds.get((table, column)) != "number" or not words or words[-1] == "id"
                 or column in idx.keys.get(table, ()) or flag_values(idx, table, column)):
             continue  # a key or a yes/no flag measures nothing
-        nouns = _nouns_of(column)
-        if set(words) & defined or any(forms & _words_of(wordnet.definitions(n, "n", 2))
-                                       for n in nouns):
+        head = _head_noun(column)
+        if head is None:
+            continue
+        if canon(head) in defined or forms & _words_of(wordnet.definitions(head, "n", 2)):
             found.append(Element(table, column, SCORE, "measure"))
     return found
 
@@ -109,11 +111,12 @@ def _as_verb(tokens: list[Token], tok: Token, lemma: str) -> bool:
     return bool(before) and before[-1] not in DETERMINERS and bool(_AUXILIARIES & set(before))
 
 
-def _nouns_of(column: str) -> list[str]:
-    """The base forms of a column name's words (`repairCost` -> repair, cost)."""
-    words = [w.lower() for w in split_identifier(column)]
-    return [lemma for w in words if w.isalpha() and len(w) > 2
-            for lemma in (noun_lemmas(w) or (w,))[:1]]
+def _head_noun(column: str) -> str | None:
+    """The base form of the noun a column's name ends with, without its unit (`repairCost`:
+    cost, `weight_kg`: weight); None when it ends in no word."""
+    words = [w.lower() for w in without_unit(split_identifier(column)) or split_identifier(column)]
+    last = words[-1] if words else ""
+    return (noun_lemmas(last) or (last,))[0] if last.isalpha() and len(last) > 2 else None
 
 
 def _words_of(texts: tuple[str, ...]) -> set[str]:

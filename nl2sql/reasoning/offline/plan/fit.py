@@ -19,6 +19,7 @@ from nl2sql.reasoning.offline.shapes.resolve import Resolver
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.scan import Scan
+from nl2sql.reasoning.offline.words.text import split_identifier, verb_lemma
 
 _WH = {"which", "what"}
 _OWNER_FILLER = {"the", "a", "an", "all", "each", "every", "its", "their"}
@@ -30,6 +31,8 @@ def check_fit(
     """Raise Unclear when the plan of `q` (over `tree`) does not answer the question asked."""
     mentions = sorted(linking.mentions, key=lambda m: m.start)
     _which_entity(s, mentions, res, q)
+    _asked_kind(s, res, q)
+    _but_not(s, linking)
     _how_many_rows(s, mentions, res, q)
     _how_many_one_number(s, q)
     _echoes_the_question(q)
@@ -58,7 +61,7 @@ def _mention_at(mentions: list[Mention], i: int) -> Mention | None:
 
 def _which_entity(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> None:
     """ "Which books have …" asks for books: the answer must show something of them."""
-    if q.shape not in ("listing", "ranking") or q.set_op is not None:
+    if q.set_op is not None or q.shape not in ("listing", "ranking", "aggregate"):
         return
     for tok in s.tokens:
         m = _mention_at(mentions, tok.index + 1) if tok.low in _WH else None
@@ -70,6 +73,53 @@ def _which_entity(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> 
                 f"'{tok.text} {m.text}' asks for {entity} rows, but the plan shows none of their "
                 "columns; could not tell how they relate to the rest of the question"
             )
+
+
+def _kind(res: Resolver, t: Target) -> str:
+    """What a shown target holds: "date", "number", "id", "text" or "bool"."""
+    if isinstance(t, Part):
+        return "date"
+    if isinstance(t, Agg):
+        if t.func in ("min", "max") and t.col is not None:
+            return _kind(res, t.col)
+        return "number"
+    words = res.idx.col_words.get((t.table, t.column), ())
+    return "id" if words and words[-1] == "id" else res.idx.kind(t.table, t.column)
+
+
+def _asked_kind(s: Scan, res: Resolver, q: Query) -> None:
+    """ "When …?" is answered by a date, "who …?" by a name: a plan showing only a name for
+    "when did Biscuit arrive", or only an amount or a key for "who donated", answers
+    something else."""
+    if not s.tokens or q.set_op is not None or not q.select:
+        return
+    first = s.tokens[0].low
+    kinds = {_kind(res, t) for t, _ in q.select}
+    shown = ", ".join(t.ref if isinstance(t, Col) else "an aggregate" for t, _ in q.select)
+    if first == "when" and "date" not in kinds and not _years(res, q):
+        raise Unclear(f"'when' asks for a date, but the plan shows {shown}")
+    if first in ("who", "whom") and not kinds & {"text", "bool"}:
+        raise Unclear(f"'{s.tokens[0].text}' asks for someone, but the plan shows {shown}")
+
+
+def _but_not(s: Scan, linking: Linking) -> None:
+    """ "adopters who have applied but never had a request approved": the verb before "but"
+    says the rows have some requests, which a relation verb alone does not state; the plan
+    would keep adopters who never applied."""
+    tokens = s.tokens
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.low != "but" or not any(t.low in ("never", "not", "no") for t in tokens[i + 1:i + 3]):
+            continue
+        verbs = [t for t in linking.lexical if t.index < i and verb_lemma(t.low)]
+        if verbs:
+            raise Unclear(f"'{verbs[-1].text} but {tokens[i + 1].text}' also says they did "
+                          f"{verb_lemma(verbs[-1].low)}, which the plan cannot state")
+
+
+def _years(res: Resolver, q: Query) -> bool:
+    """A year held as a number (`founded_year`, `Year`) answers "when" too."""
+    return any(isinstance(t, Col) and "year" in " ".join(split_identifier(t.column)).lower()
+               for t, _ in q.select)
 
 
 def _how_many_rows(s: Scan, mentions: list[Mention], res: Resolver, q: Query) -> None:

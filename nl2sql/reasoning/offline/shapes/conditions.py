@@ -125,7 +125,7 @@ def _choose_option(
             used.add(near.start)
             ranked, _ = res.nearest(hits)
             return ranked[0], None
-    placed = _placed(v, mentions, res, tokens, used)
+    placed = _placed(v, mentions, res, tokens)
     if placed is not None:
         return placed, None
     ranked, tie = res.nearest(v.options)
@@ -143,13 +143,15 @@ def _choose_option(
 
 
 def _placed(
-    v: ValueMatch, mentions: list[Mention], res: Resolver, tokens: list[Token], used: set[int]
+    v: ValueMatch, mentions: list[Mention], res: Resolver, tokens: list[Token]
 ) -> tuple[str, str, str] | None:
     """ "entered a race in Denver": a value stored in several tables is of the table named right
     before its preposition."""
-    near = adjacent_before(mentions, tokens, v.start, used, _QUALIFIER_GAP)
-    table = res.table(near) if near is not None and near.end < v.start else None
-    if table is None or tokens[v.start - 1].low not in _PLACE_PREPOSITIONS:
+    if v.start < 1 or tokens[v.start - 1].low not in _PLACE_PREPOSITIONS:
+        return None
+    near = next((m for m in mentions if m.end == v.start - 1), None)  # used or not
+    table = res.table(near) if near is not None else None
+    if table is None:
         return None
     own = [o for o in v.options if o[0] == table]
     return res.nearest(own)[0][0] if own and len({o[0] for o in v.options}) > 1 else None

@@ -24,7 +24,7 @@ def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention | None
     """The aggregate of the count cue spanning tokens[cc[0]:cc[1]], and the mention it counts."""
     question, tokens = a.question, a.question.tokens
     m = a.next_mention(cc[1], within=5)
-    if m is None:
+    if m is None or _value_is_the_noun(a, cc[1]):
         table = _counted_value(a, cc[1])
         if table is not None:  # "how many dogs are there": the rows holding the value
             a.res.add_context(table)
@@ -61,6 +61,13 @@ def count_measure(a: Analysis, cc: tuple[int, int]) -> tuple[Agg, Mention | None
 def _flag(a: Analysis, m: Mention) -> bool:
     col = None if a.res.table(m) else a.res.column(m)
     return col is not None and flag_values(a.question.idx, col.table, col.column) is not None
+
+
+def _value_is_the_noun(a: Analysis, at: int) -> bool:
+    """ "how many cats have come through the shelters": a stored value right after the cue with
+    no noun after it is what is counted (not "how many Fantasy books", where it modifies)."""
+    value = next((v for v in a.question.linking.values if v.start == at), None)
+    return value is not None and a.next_mention(value.end, within=0) is None
 
 
 def _counted_value(a: Analysis, at: int) -> str | None:

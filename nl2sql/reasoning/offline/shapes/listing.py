@@ -94,7 +94,9 @@ def _listing_query(a: Analysis) -> Query:
     keys, shown_default = outputs(a, by_column or entity)
     listed = _listed_tables(a)
     shown = listed + projections(a, [])
-    if (listed or and_position or _asked_which(a, entity, shown)) and shown and not any(
+    # beside another table listed, a key alone adds nothing ("X's bookings with the space")
+    listed_beside = bool(listed) and bool(a.question.idx.labels.get(entity))
+    if (listed_beside or and_position or _asked_which(a, entity, shown)) and shown and not any(
         t in shown_default for t in shown
     ):
         # "the employees and their departments", "the agents and their teams", "the names of
@@ -244,15 +246,19 @@ def _column_entity(a: Analysis) -> Col | None:
 
 
 def _listed_tables(a: Analysis) -> list[Col]:
-    """A table listed after "and" ("the names of authors and the books") shows its labels."""
+    """A table listed after "and" ("the names of authors and the books"), or after "with" in a
+    list ("with the space and the date"), shows its labels."""
     shown: list[Col] = []
     tokens, labels = a.question.tokens, a.question.idx.labels
     for m in a.question.mentions:
         prev = [t.text for t in tokens[max(0, m.start - 2) : m.start]
                 if t.low not in ("the", "their", "its")]  # fmt: skip
         table = a.res.table(m) if m.start not in a.used else None
-        # "… and the books", "… and what book they wrote": the table's rows are shown
-        if table and prev[-1:] in (["and"], [","], ["what"], ["which"]) and labels[table]:
+        # "… and the books", "… and what book they wrote", "… with the space and the date":
+        # the table's rows are shown
+        listed = prev[-1:] in (["and"], [","], ["what"], ["which"]) or (
+            prev[-1:] == ["with"] and m.end < len(tokens) and tokens[m.end].low in ("and", ","))
+        if table and listed and labels[table]:
             a.used.add(m.start)
             shown += [Col(table, c) for c in labels[table]]
     return shown

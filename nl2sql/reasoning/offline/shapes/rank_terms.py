@@ -15,6 +15,7 @@ from nl2sql.reasoning.offline.shapes.state import Analysis
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.cues import Superlative
 from nl2sql.reasoning.offline.words.text import (
+    Token,
     canon,
     is_past_participle,
     split_identifier,
@@ -40,6 +41,11 @@ def rank_measure(a: Analysis, sup: Superlative | None) -> tuple[Col | Agg | None
         m = _compound_head(a, a.next_mention(sup[1] + 1, within=3))
         counted = m is not None and _counted_noun(a, sup, m)
         found = counted or (_measure_of(a, m) if m is not None else None)
+        if isinstance(found, Agg) and found.col is None and _spent_on(tokens, sup[1]):
+            # "spent the most on bookings": an amount spent on them, not how many there are
+            if m is not None:
+                a.used.discard(m.start)
+            return None, None
         if isinstance(found, Agg) and found.col is None and tokens[sup[1]].low not in _COUNTING:
             # "the highest paid employee": "highest" does not count the rows it describes
             if m is not None and m.start == _next_word(a, sup[1]):
@@ -65,6 +71,12 @@ def rank_measure(a: Analysis, sup: Superlative | None) -> tuple[Col | Agg | None
 
 
 _COUNTING = frozenset("most fewest least".split())
+
+
+def _spent_on(tokens: list[Token], i: int) -> bool:
+    """ "the most on", "the least for": what follows the preposition receives an amount."""
+    return (tokens[i].low in ("most", "least") and i + 1 < len(tokens)
+            and tokens[i + 1].low in ("on", "for", "from", "in"))
 
 
 def _verb_before(a: Analysis, i: int) -> tuple[Col, Mention] | None:

@@ -104,7 +104,9 @@ def _group_targets(a: Analysis, q: Query, start: int, end: int, word: str) -> li
         for mention in mentions:
             if mention.start == nxt[0].index:
                 a.used.add(mention.start)
-        return [Part(part, Col(q.root, idx.date_columns(q.root)[0]))]
+        dated = Col(q.root, idx.date_columns(q.root)[0])
+        # "per day", "daily": each date (not the day of the month, which mixes the months)
+        return [dated if part == "day" else Part(part, dated)]
     m = adjacent_after(mentions, tokens, end, a.used, within=2)
     if m is None and word == "each":
         raise Unclear(

@@ -120,3 +120,28 @@ def test_average_of_another_tables_column_for_an_entity_is_refused():
     q.joined = ["teamRoster"]
     with pytest.raises(Unclear, match="'goals' of teamRoster was read as playerStats.goals"):
         _check("What is the average goals of team rosters?", q)
+
+
+def test_when_asks_for_a_date_and_who_for_someone():
+    name = Query(root="teamRoster", shape="listing", select=[(Col("teamRoster", "teamName"), None)])
+    with pytest.raises(Unclear, match="'when' asks for a date"):
+        _check("When did the Hawks join?", name)
+    key = Query(root="playerStats", shape="listing",
+                select=[(Col("playerStats", "playerStatsId"), None)])
+    with pytest.raises(Unclear, match="'Who' asks for someone"):
+        _check("Who scored at the Hawks?", key)
+    _check("Who plays for the Hawks?", Query(
+        root="playerStats", shape="listing", select=[(Col("playerStats", "playerName"), None)]))
+
+
+def test_which_rows_answered_by_one_number_is_refused():
+    q = Query(root="playerStats", shape="aggregate",
+              select=[(Agg("avg", "playerStats", Col("playerStats", "goals")), None)])
+    with pytest.raises(Unclear, match="'Which team rosters' asks for teamRoster rows"):
+        _check("Which team rosters have average goals above the overall average?", q)
+
+
+def test_a_verb_before_but_never_is_not_dropped():
+    q = Query(root="teamRoster", shape="listing", select=[(Col("teamRoster", "teamName"), None)])
+    with pytest.raises(Unclear, match="also says they did play"):
+        _check("Which team rosters played but never had goals?", q)

@@ -1,0 +1,81 @@
+"""What a question's values and nouns stand for, read from the schema and its data:
+
+- of two name columns, the one that differs on every row names the row (`fullName`, not the
+  `employerName` several mechanics share);
+- a stored value right after "how many" is what is counted ("how many vans came in");
+- inside a negation, a value goes with the noun its preposition follows ("no jobs in Oslo");
+- "spent the most on jobs" is an amount, never a count of the jobs;
+- "… with the garage and the date" shows the garage;
+- a frame word stored as a value before its column's noun is the value ("a day pass");
+- "per day" groups by the date, not the day of the month;
+- a coded flag keeping a vowel (`WITHDRN_FLG`) is "withdrawn".
+
+The schemas are built here: camelCase without keys, coded upper case."""
+
+from __future__ import annotations
+
+import pytest
+
+import nl2sql
+from nl2sql.reasoning.offline.catalog.segments import abbreviates
+
+_GARAGE = """
+    CREATE TABLE garages (garageId INTEGER PRIMARY KEY, garageName TEXT, city TEXT);
+    CREATE TABLE mechanics (mechanicId INTEGER PRIMARY KEY, fullName TEXT, employerName TEXT,
+        garageId INTEGER, city TEXT);
+    CREATE TABLE jobs (jobId INTEGER PRIMARY KEY, mechanicId INTEGER, garageId INTEGER,
+        vehicleKind TEXT, jobDate TEXT, priceUsd REAL);
+    CREATE TABLE passes (passId INTEGER PRIMARY KEY, passKind TEXT, priceUsd REAL, soldOn TEXT);
+    INSERT INTO garages VALUES (1, 'Fjord Motors', 'Oslo'), (2, 'Tiber Auto', 'Rome'),
+        (3, 'Seine Garage', 'Paris');
+    INSERT INTO mechanics VALUES (1, 'Ann Lee', 'Volt Group', 1, 'Rome'),
+        (2, 'Bo Diaz', 'Volt Group', 2, 'Oslo'), (3, 'Cy Moss', 'Axle Ltd', 3, 'Paris');
+    INSERT INTO jobs VALUES (1, 1, 1, 'Van', '2025-01-03', 120), (2, 1, 1, 'Car', '2025-01-05', 80),
+        (3, 2, 2, 'Van', '2025-02-10', 300), (4, 3, 3, 'Truck', '2025-02-11', 95),
+        (5, 2, 2, 'Van', '2025-02-11', 60);
+    INSERT INTO passes VALUES (1, 'day', 12, '2025-03-01'), (2, 'season', 300, '2025-03-01'),
+        (3, 'day', 14, '2025-03-02'), (4, 'season', 320, '2025-03-02');
+"""
+_LOTS = """
+    CREATE TABLE T_ARTST (ARTST_CD TEXT PRIMARY KEY, ARTST_NM TEXT);
+    CREATE TABLE T_LOT (LOT_ID INTEGER PRIMARY KEY, LOT_NM TEXT, ARTST_CD TEXT, WITHDRN_FLG TEXT);
+    INSERT INTO T_ARTST VALUES ('A1', 'Mira Kol'), ('A2', 'Theo Vance'), ('A3', 'Ines Duarte');
+    INSERT INTO T_LOT VALUES (1, 'Harbour', 'A1', 'N'), (2, 'Dunes', 'A1', 'Y'),
+        (3, 'Orchard', 'A2', 'N'), (4, 'Ferry', 'A3', 'Y');
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory, sqlite_sources):
+    folder = tmp_path_factory.mktemp("garage")
+    return nl2sql.connect(sources=sqlite_sources(folder, {"garage": _GARAGE, "lots": _LOTS}),
+                          settings={"project_dir": str(folder / "p")})
+
+
+def _rows(result):
+    assert result.status == "success", result.first_error
+    return sorted(tuple(r) for r in result.to_dict()["rows"])
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which mechanics work at Tiber Auto?", [("Bo Diaz",)]),
+    ("How many vans came in to the garages?", [(3,)]),
+    ("Which garages have no jobs by mechanics in Oslo?", [("Fjord Motors",), ("Seine Garage",)]),
+    ("Show Ann Lee's jobs with the garage and the date.",
+     [("Fjord Motors", "2025-01-03"), ("Fjord Motors", "2025-01-05")]),
+    ("What is the average price of a day pass?", [(13.0,)]),
+    ("What is the average price of passes per day?", [("2025-03-01", 156.0), ("2025-03-02", 167.0)]),
+])
+def test_values_and_labels(session, question, expected):
+    assert _rows(session.ask(question, datasource="garage")) == expected
+
+
+def test_spent_the_most_on_is_no_count(session):
+    result = session.ask("Which mechanic has spent the most on jobs?", datasource="garage")
+    assert result.status != "success"
+
+
+def test_a_coded_flag_keeping_a_vowel(session):
+    assert abbreviates("withdrn", "withdrawn") and not abbreviates("wthdrx", "withdrawn")
+    result = session.ask("Which artists have never had a lot withdrawn?", datasource="lots")
+    assert _rows(result) == [("Theo Vance",)]
