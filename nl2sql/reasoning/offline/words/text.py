@@ -328,6 +328,12 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token(len(tokens), verb, kind, m.start(), m.start() + cut))
             tokens.append(Token(len(tokens), "not", kind, m.start() + cut, m.end(), joined))
             continue
+        if (kind == "word" and value.lower() == "longer" and tokens and tokens[-1].low == "no"
+                and not text[m.end():].lstrip().lower().startswith("than")):
+            # "no longer active" is "not active" (not "no longer than 5 minutes")
+            first = tokens.pop()
+            tokens.append(Token(len(tokens), "not", kind, first.start, m.end(), joined))
+            continue
         tokens.append(Token(len(tokens), value, kind, m.start(), m.end(), joined))
     return tokens
 

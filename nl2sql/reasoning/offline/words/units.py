@@ -79,11 +79,25 @@ def is_currency_code(word: str) -> bool:
     return word.lower() in _currencies()[0]
 
 
+def _symbol(low: str) -> str | None:
+    """How pint writes the unit an identifier spells in lower case: itself, or with the one
+    capital its symbol has (`kwh`: kWh, `kpa`: kPa, `mbps`: Mbps); None when it is none."""
+    ureg = _registry()
+    if low in ureg:
+        return low
+    if len(low) < 3:
+        return None  # "cd" is a code, not a candela
+    return next((v for i in range(len(low)) if (v := low[:i] + low[i].upper() + low[i + 1:])
+                 in ureg), None)
+
+
 def _physical_unit(low: str) -> bool:
     ureg = _registry()
     try:
-        if low not in ureg:
+        symbol = _symbol(low)
+        if symbol is None:
             return False
+        low = symbol
         ureg.get_name(low)  # raises for some names pint lists but cannot define
         dimensionless = bool(ureg.get_dimensionality(low) == ureg.get_dimensionality(""))
     except Exception:  # pint refuses some names it lists (odd definitions): not a unit then
@@ -105,7 +119,7 @@ def dimension(word: str) -> str | None:
     if low in codes or low in names:
         return "currency"
     try:
-        return str(_registry().get_dimensionality(low))
+        return str(_registry().get_dimensionality(_symbol(low) or low))
     except Exception:  # as in `_physical_unit`: a name pint lists but cannot define
         return None
 

@@ -43,3 +43,17 @@ def test_a_capitalized_word_after_in_is_no_unit():
     linking = _linked("Which tracks are in Miles?")
     assert not linking.units
     assert [t.text for t in linking.unexplained + linking.value_like][:1] == ["Miles"]
+
+
+def test_a_unit_symbol_written_in_lower_case_is_a_unit():
+    # pint writes kWh with a capital: `energyKwh` is an energy in kWh, "the energy" names it
+    from nl2sql.reasoning.offline.words.units import dimension, is_unit
+
+    assert is_unit("kwh") and dimension("kwh") == dimension("joules")
+    assert not is_unit("amt") and not is_unit("qty")
+    columns = [Column(name="sessionId", type="INTEGER", primary_key=True),
+               Column(name="energyKwh", type="REAL")]
+    table = Table(name="chargeSessions", primary_key=["sessionId"], columns=columns)
+    idx = build_index(SchemaSnapshot(datasource_id="t", dialect="sqlite", tables=[table]))
+    linking = link(tokenize("What is the total energy of all sessions?"), idx, set())
+    assert any(e.column == "energyKwh" for m in linking.mentions for e in m.candidates)

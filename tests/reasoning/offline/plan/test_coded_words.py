@@ -110,6 +110,10 @@ _PHARMACY = """
     INSERT INTO T_COMET VALUES (1, 'Halley', '1758-12-25'), (2, 'Encke', '1786-01-17');
     CREATE TABLE T_ORCHARD (ORCH_ID INTEGER PRIMARY KEY, ORCH_NM TEXT, TREES_PLANT_QTY INTEGER);
     INSERT INTO T_ORCHARD VALUES (1, 'Hilltop', 120), (2, 'Riverside', 340), (3, 'Meadow', 95);
+    CREATE TABLE T_RNR (RNR_ID INTEGER PRIMARY KEY, RNR_NM TEXT, ACTV_FLG TEXT);
+    CREATE TABLE T_RUN (RUN_ID INTEGER PRIMARY KEY, RNR_ID INTEGER, RUN_DT TEXT);
+    INSERT INTO T_RNR VALUES (1, 'Ida', 'Y'), (2, 'Jon', 'N'), (3, 'Kim', 'Y'), (4, 'Lou', 'Y');
+    INSERT INTO T_RUN VALUES (1, 1, '2025-01-01'), (2, 1, '2025-01-02'), (3, 3, '2025-01-02');
 """
 
 
@@ -126,6 +130,9 @@ def pharmacy(tmp_path_factory, sqlite_sources):
     ("How many generic medicines do we carry?", [(3,)]),
     ("When was Encke discovered?", [("1786-01-17",)]),  # `DISC` beside `DT`: a code
     ("Which orchard planted the most trees?", [("Riverside",)]),  # `TREES_PLANT_QTY`
+    ("How many runners are there?", [(4,)]),  # `RNR` keeps more of "runner" than `RUN`
+    ("How many runners are no longer active?", [(1,)]),
+    ("Which runners are still active?", [("Ida",), ("Kim",), ("Lou",)]),
 ])
 def test_short_codes_and_coded_flags(pharmacy, question, expected):
     assert _rows(pharmacy.ask(question)) == expected
