@@ -64,6 +64,11 @@ def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
     return [c.name for c in texts if _names_every_row(table, c)][:1]
 
 
+def says_a_label(idx: SchemaIndex, key: str, column: str) -> bool:
+    """Whether a column of `key` is called a name, title or label (`UNIT_NM`, `room_title`)."""
+    return any(_says(idx, key, column, word) for word in _LABEL_WORDS)
+
+
 def row_names(idx: SchemaIndex, key: str) -> set[str]:
     """The columns that name a row of `key`: its key and its label columns."""
     return set(idx.pk(key)) | set(idx.labels.get(key, []))

@@ -26,6 +26,7 @@ from nl2sql.reasoning.offline.words.text import (
     STOP,
     Token,
     canon,
+    is_noun,
     noun_lemmas,
     parts_of_speech,
     split_identifier,
@@ -52,7 +53,9 @@ def coded_mentions(
             tok.low in FRAME and not _coordinated(tokens, tok, starts)
         ):
             continue
-        found = {c for c in codes if any(abbreviates(c, w) for w in _forms(tok.low))}
+        short_ok = is_noun(tok.low) and verb_lemma(tok.low) in (None, tok.low)
+        found = {c for c in codes if (len(c) > 2 or short_ok)  # "spent" is no `ST`
+                 and any(abbreviates(c, w) for w in _forms(tok.low))}
         longest = [c for c in found if len(c) == max(map(len, found))]
         if len(longest) > 1:  # `dnr` rather than `don` for "donors": more of its consonants
             most = max(_consonants_kept(c, tok.low) for c in longest)

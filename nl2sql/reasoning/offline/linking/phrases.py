@@ -202,7 +202,8 @@ def _elements(
                 or (idx.kind(e.table, e.column) == "number"
                     and (e.form in ("name", "original") or (graded and e.form == "head")))
                 # "invoices that are paid": a participle names the yes/no column called so
-                or (e.form in ("name", "original") and flag_values(idx, e.table, e.column))
+                or (e.form in ("name", "original", "short")
+                    and flag_values(idx, e.table, e.column))
             )
         ]
     if len(span) == 1 and span[0].low in FRAME:

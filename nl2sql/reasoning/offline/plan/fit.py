@@ -33,6 +33,7 @@ def check_fit(
     _which_entity(s, mentions, res, q)
     _asked_kind(s, res, q)
     _but_not(s, linking)
+    _superlative_kept(s, q, named)
     _how_many_rows(s, mentions, res, q)
     _how_many_one_number(s, q)
     _echoes_the_question(q)
@@ -114,6 +115,20 @@ def _but_not(s: Scan, linking: Linking) -> None:
         if verbs:
             raise Unclear(f"'{verbs[-1].text} but {tokens[i + 1].text}' also says they did "
                           f"{verb_lemma(verbs[-1].low)}, which the plan cannot state")
+
+
+def _superlative_kept(s: Scan, q: Query, named: set[int]) -> None:
+    """ "the number of the lot holding the most seeds": a superlative ranks; a plan that neither
+    orders, limits nor takes a maximum or minimum has dropped it (here, for a count of lots)."""
+    sup = C.superlative(s.tokens, named)
+    if sup is None or q.set_op is not None or q.order or q.limit is not None or q.having:
+        return
+    if any(isinstance(t, Agg) and t.func in ("min", "max") for t in _targets(q)):
+        return
+    if any(c.values and isinstance(c.values[0], Query) for c in q.where):
+        return  # the extreme is inside a condition ("born in the year of the oldest …")
+    word = s.tokens[sup[1]].text
+    raise Unclear(f"'{word}' ranks, but the plan ranks nothing")
 
 
 def _years(res: Resolver, q: Query) -> bool:

@@ -156,6 +156,12 @@ def _nested_cond(
 ) -> Cond:
     """ "older than the average": col <op> (SELECT AVG(col) FROM its table)."""
     assert cue.nested is not None  # only called for a cue compared with an aggregate
+    own = next((t for t in tokens[cue.end:] if t.low in ("own", "same")), None)
+    if own is not None:
+        # "above the average price of the rooms at their own location": an average per row's
+        # group (a correlated subquery), not the overall one this reads
+        raise Unclear(f"'{cue.text} … {own.text}' compares with each row's own group; "
+                      "not supported")
     named = _cue_column(cue, mentions, res, tokens, used, focus)
     col, m = named if named is not None else (None, None)
     after = adjacent_after(mentions, tokens, cue.end, used, within=1)

@@ -77,8 +77,14 @@ def _date_column(
         if col is not None:
             used.add(near.start)
             return col
-    named_table = res.table(near) if near is not None else None
-    tables = ([named_table] if named_table else []) + [root] + res.context
+    if near is None:  # "bowlers who rolled a game during October": the game's date, used or not
+        near = next((m for m in mentions if m.end == first), None)
+    named_table = (res.table(near) or next((e.table for e in near.tables()), None)
+                   if near is not None else None)
+    # the named table's, then those of the tables it references (a game's match), then the root's
+    named_refs = [e.dst for e in sorted(idx.edges + idx.inferred, key=lambda e: e.rank)
+                  if named_table and e.src == named_table and e.dst != root]
+    tables = ([named_table] if named_table else []) + named_refs + [root] + res.context
     # then the tables the root references: an order line's date is its order's date
     tables += [e.dst for e in sorted(idx.edges, key=lambda e: e.rank) if e.src == root]
     tables = list(dict.fromkeys(tables))

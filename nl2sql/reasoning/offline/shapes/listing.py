@@ -9,7 +9,7 @@ only "all the information about …" every column. A bare noun phrase with no re
 
 from __future__ import annotations
 
-from nl2sql.reasoning.offline.catalog.labels import row_names
+from nl2sql.reasoning.offline.catalog.labels import row_names, says_a_label
 from nl2sql.reasoning.offline.linking.linker import Mention
 from nl2sql.reasoning.offline.shapes.clauses import conditions
 from nl2sql.reasoning.offline.shapes.comparisons import num_cond
@@ -72,8 +72,11 @@ def _and_position(a: Analysis, m: Mention) -> str:
             if t.low not in ("the", "their", "its")]  # fmt: skip
     if prev[-1:] == ["and"]:
         return "after"
-    if [t.low for t in tokens[m.end : m.end + 2]] in (["together", "with"], ["along", "with"]):
-        return "before"  # "every class together with the trainer's name": both are shown
+    after = [t.low for t in tokens[m.end:]]
+    if any(pair in (("together", "with"), ("along", "with")) for pair in zip(after, after[1:], strict=False)):
+        # "every class together with the trainer's name", "the courses starting in 2026 along
+        # with the tutor's last name": both are shown
+        return "before"
     if m.end + 1 >= len(tokens) or tokens[m.end].low != "and":
         return ""
     # "the agents and their teams" lists; "… a loan and have paid …" joins two clauses
@@ -98,7 +101,7 @@ def _listing_query(a: Analysis) -> Query:
     listed_beside = bool(listed) and bool(a.question.idx.labels.get(entity))
     if (listed_beside or and_position or _asked_which(a, entity, shown)) and shown and not any(
         t in shown_default for t in shown
-    ):
+    ) and not _names_asked(a, entity, shown):
         # "the employees and their departments", "the agents and their teams", "the names of
         # products and their categories", "which policies …? include the start date": every
         # table listed is shown
@@ -243,6 +246,13 @@ def _column_entity(a: Analysis) -> Col | None:
         if m.start not in a.used and m.columns():
             return a.res.column(m)
     return None
+
+
+def _names_asked(a: Analysis, entity: str, shown: list[Target]) -> bool:
+    """ "Which forklifts …? Give unit names.": a name of the rows asked for, of their own
+    table, replaces their default label."""
+    return any(isinstance(t, Col) and t.table == entity
+               and says_a_label(a.question.idx, entity, t.column) for t in shown)
 
 
 def _listed_tables(a: Analysis) -> list[Col]:

@@ -145,3 +145,9 @@ def test_a_verb_before_but_never_is_not_dropped():
     q = Query(root="teamRoster", shape="listing", select=[(Col("teamRoster", "teamName"), None)])
     with pytest.raises(Unclear, match="also says they did play"):
         _check("Which team rosters played but never had goals?", q)
+
+
+def test_a_dropped_superlative_is_refused():
+    q = Query(root="teamRoster", shape="count", select=[(Agg("count", "teamRoster"), None)])
+    with pytest.raises(Unclear, match="'most' ranks, but the plan ranks nothing"):
+        _check("What is the number of the team roster with the most goals?", q)

@@ -141,3 +141,18 @@ def test_short_codes_and_coded_flags(pharmacy, question, expected):
 def test_a_verb_after_we_explains_nothing_before_an_object(pharmacy):
     # "we carry X" has its object after it: the verb relates nothing the schema holds
     assert pharmacy.ask("Do we carry medicines in Oslo warehouses?").status != "success"
+
+
+def test_a_two_letter_code_abbreviates_no_verb():
+    from nl2sql.reasoning.offline.catalog.index import build_index
+    from nl2sql.reasoning.offline.linking.linker import link
+    from nl2sql.reasoning.offline.words.text import tokenize
+    from nl2sql.schema.models import Column, SchemaSnapshot, Table
+
+    table = Table(name="T_WHSE", primary_key=["WHSE_CD"], columns=[
+        Column(name="WHSE_CD", type="TEXT"), Column(name="WHSE_NM", type="TEXT"),
+        Column(name="ST_CD", type="TEXT")])
+    idx = build_index(SchemaSnapshot(datasource_id="t", dialect="sqlite", tables=[table]))
+    assert abbreviates("st", "spent")  # as letters; as a verb it abbreviates nothing here
+    linking = link(tokenize("Which warehouse spent the most?"), idx, set())
+    assert not any(e.column == "ST_CD" for m in linking.mentions for e in m.candidates)

@@ -22,14 +22,15 @@ from nl2sql.reasoning.offline.catalog.segments import abbreviates
 _GARAGE = """
     CREATE TABLE garages (garageId INTEGER PRIMARY KEY, garageName TEXT, city TEXT);
     CREATE TABLE mechanics (mechanicId INTEGER PRIMARY KEY, fullName TEXT, employerName TEXT,
-        garageId INTEGER, city TEXT);
+        garageId INTEGER, city TEXT, hiredOn TEXT);
     CREATE TABLE jobs (jobId INTEGER PRIMARY KEY, mechanicId INTEGER, garageId INTEGER,
         vehicleKind TEXT, jobDate TEXT, priceUsd REAL);
     CREATE TABLE passes (passId INTEGER PRIMARY KEY, passKind TEXT, priceUsd REAL, soldOn TEXT);
     INSERT INTO garages VALUES (1, 'Fjord Motors', 'Oslo'), (2, 'Tiber Auto', 'Rome'),
         (3, 'Seine Garage', 'Paris');
-    INSERT INTO mechanics VALUES (1, 'Ann Lee', 'Volt Group', 1, 'Rome'),
-        (2, 'Bo Diaz', 'Volt Group', 2, 'Oslo'), (3, 'Cy Moss', 'Axle Ltd', 3, 'Paris');
+    INSERT INTO mechanics VALUES (1, 'Ann Lee', 'Volt Group', 1, 'Rome', '2025-02-01'),
+        (2, 'Bo Diaz', 'Volt Group', 2, 'Oslo', '2019-05-01'),
+        (3, 'Cy Moss', 'Axle Ltd', 3, 'Paris', '2021-07-01');
     INSERT INTO jobs VALUES (1, 1, 1, 'Van', '2025-01-03', 120), (2, 1, 1, 'Car', '2025-01-05', 80),
         (3, 2, 2, 'Van', '2025-02-10', 300), (4, 3, 3, 'Truck', '2025-02-11', 95),
         (5, 2, 2, 'Van', '2025-02-11', 60);
@@ -38,10 +39,11 @@ _GARAGE = """
 """
 _LOTS = """
     CREATE TABLE T_ARTST (ARTST_CD TEXT PRIMARY KEY, ARTST_NM TEXT);
-    CREATE TABLE T_LOT (LOT_ID INTEGER PRIMARY KEY, LOT_NM TEXT, ARTST_CD TEXT, WITHDRN_FLG TEXT);
+    CREATE TABLE T_LOT (LOT_ID INTEGER PRIMARY KEY, LOT_NM TEXT, ARTST_CD TEXT, WITHDRN_FLG TEXT,
+        INSURED_FLG TEXT);
     INSERT INTO T_ARTST VALUES ('A1', 'Mira Kol'), ('A2', 'Theo Vance'), ('A3', 'Ines Duarte');
-    INSERT INTO T_LOT VALUES (1, 'Harbour', 'A1', 'N'), (2, 'Dunes', 'A1', 'Y'),
-        (3, 'Orchard', 'A2', 'N'), (4, 'Ferry', 'A3', 'Y');
+    INSERT INTO T_LOT VALUES (1, 'Harbour', 'A1', 'N', 'Y'), (2, 'Dunes', 'A1', 'Y', 'N'),
+        (3, 'Orchard', 'A2', 'N', 'Y'), (4, 'Ferry', 'A3', 'Y', 'Y');
 """
 
 
@@ -65,9 +67,21 @@ def _rows(result):
      [("Fjord Motors", "2025-01-03"), ("Fjord Motors", "2025-01-05")]),
     ("What is the average price of a day pass?", [(13.0,)]),
     ("What is the average price of passes per day?", [("2025-03-01", 156.0), ("2025-03-02", 167.0)]),
+    ("Which mechanics live in Rome? Give employer names.", [("Volt Group",)]),
+    ("List the mechanics employed by Axle Ltd along with the garage name.",
+     [("Cy Moss", "Seine Garage")]),
+    # the date of the job named before it, not the mechanics' hiring date
+    ("How many different mechanics did a job during February 2025?", [(2,)]),
 ])
 def test_values_and_labels(session, question, expected):
     assert _rows(session.ask(question, datasource="garage")) == expected
+
+
+def test_an_average_per_rows_own_group_is_not_read_as_the_overall_one(session):
+    result = session.ask("Which jobs cost more than the average price of jobs at their own "
+                         "garage?", datasource="garage")
+    assert result.status != "success"
+    assert "own group" in result.first_error.message
 
 
 def test_spent_the_most_on_is_no_count(session):
@@ -79,3 +93,5 @@ def test_a_coded_flag_keeping_a_vowel(session):
     assert abbreviates("withdrn", "withdrawn") and not abbreviates("wthdrx", "withdrawn")
     result = session.ask("Which artists have never had a lot withdrawn?", datasource="lots")
     assert _rows(result) == [("Theo Vance",)]
+    # a participle names the flag its coded name begins with (`INSURED_FLG`)
+    assert _rows(session.ask("How many insured lots are there?", datasource="lots")) == [(3,)]
