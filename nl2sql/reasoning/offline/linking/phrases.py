@@ -16,6 +16,7 @@ from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import column_name
 from nl2sql.reasoning.offline.linking.lexical import DETERMINERS
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
+from nl2sql.reasoning.offline.words import wordnet
 from nl2sql.reasoning.offline.words.cues import order_cue
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
@@ -25,8 +26,10 @@ from nl2sql.reasoning.offline.words.text import (
     irregular_verb,
     is_superlative,
     noun_forms,
+    noun_lemmas,
     parts_of_speech,
     split_identifier,
+    verb_lemma,
 )
 
 NEVER_LINK = frozenset("not no never none nor neither without except excluding".split())
@@ -194,7 +197,7 @@ def _elements(
         return [
             e
             for e in elements
-            if (e.column is None and _named_by_verb(idx, e.table))
+            if (e.column is None and _named_by_verb(idx, e.table, span[0].low))
             or e.column
             and (
                 e.form == "measure"
@@ -211,12 +214,18 @@ def _elements(
     return elements
 
 
-def _named_by_verb(idx: SchemaIndex, table: str) -> bool:
-    """A table of events named by a verb alone, keyed by its own id (`T_DEPLOY` by
-    `DEPLOY_ID`): "deployed" names its rows — not a table relating two others (`writes`)."""
+def _named_by_verb(idx: SchemaIndex, table: str, word: str) -> bool:
+    """A table of events named by a verb alone or by the noun WordNet derives from it, keyed by
+    its own id (`T_DEPLOY` by `DEPLOY_ID`, `bookings` by `bookingId`): "deployed", "booked" name
+    its rows — not a table relating two others (`writes`)."""
     words = split_identifier(idx.naming.table(table).core_name)
-    return (len(words) == 1 and parts_of_speech(words[0]) == {"VERB"}
-            and (*idx.table_words[table], "id") in idx.col_words.values())
+    if len(words) != 1 or (*idx.table_words[table], "id") not in idx.col_words.values():
+        return False
+    if parts_of_speech(words[0]) == {"VERB"}:
+        return True
+    lemma = verb_lemma(word)
+    nouns = {n[0] for n in wordnet.derived(lemma, "v", "n") if len(n) == 1} if lemma else set()
+    return bool(nouns & {words[0].lower(), *noun_lemmas(words[0].lower())})
 
 
 _AUXILIARIES = frozenset("do does did will would can could should shall may might must".split())

@@ -28,6 +28,10 @@ _GAP_WORDS = STOP | {
     "aged",
     "valued",
     "costing",
+    # "held in at least 3 separate lots": an adjective that only stresses the count
+    "different",
+    "distinct",
+    "separate",
 }
 _PLACE_PREPOSITIONS = frozenset("in from at".split())
 _QUALIFIER_GAP = _GAP_WORDS | _NEGATIONS | {"equal", "equals", "named", "called"}

@@ -125,7 +125,8 @@ FILLER = frozenset(
     """
     information info details detail record records entry entries item items data result results
     corresponding respective respectively whole entire everything also too together
-    exist exists existing available present currently still listed recorded registered stored
+    exist exists existing available present currently still yet ever now listed recorded
+    registered stored
     instances kinds sorts various amount amounts people person persons someone anyone those
     up
     """.split()

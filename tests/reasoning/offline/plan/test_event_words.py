@@ -65,6 +65,30 @@ def races(tmp_path_factory, sqlite_sources):
                           settings={"project_dir": str(folder / "p")})
 
 
+_ROOMS = """
+    CREATE TABLE rooms (roomId INTEGER PRIMARY KEY, roomName TEXT, isOpen INTEGER);
+    CREATE TABLE bookings (bookingId INTEGER PRIMARY KEY, roomId INTEGER, guests INTEGER);
+    INSERT INTO rooms VALUES (1, 'Attic', 1), (2, 'Vault', 0), (3, 'Cellar', 1), (4, 'Loft', 0);
+    INSERT INTO bookings VALUES (1, 1, 4), (2, 1, 2), (3, 3, 6), (4, 1, 3), (5, 3, 2);
+"""
+
+
+@pytest.fixture(scope="module")
+def rooms(tmp_path_factory, sqlite_sources):
+    folder = tmp_path_factory.mktemp("rooms")
+    return nl2sql.connect(sources=sqlite_sources(folder, {"rooms": _ROOMS}),
+                          settings={"project_dir": str(folder / "p")})
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which rooms have never been booked?", [("Loft",), ("Vault",)]),  # `bookings`: "booked"
+    ("Which rooms have at least 2 separate bookings?", [("Attic",), ("Cellar",)]),
+    ("Which rooms aren't open yet?", [("Loft",), ("Vault",)]),
+])
+def test_events_named_by_their_noun_and_time_adverbs(rooms, question, expected):
+    assert sorted(_rows(rooms, question)) == expected
+
+
 _COURSES = """
     CREATE TABLE T_STDNT (STDNT_ID INTEGER PRIMARY KEY, STDNT_NM TEXT);
     CREATE TABLE T_ENROLL (ENROLL_ID INTEGER PRIMARY KEY, STDNT_ID INTEGER, TERM_CD TEXT);
