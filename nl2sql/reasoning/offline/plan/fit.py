@@ -34,6 +34,7 @@ def check_fit(
     _asked_kind(s, res, q)
     _but_not(s, linking)
     _superlative_kept(s, q, named)
+    _worst(s)
     _how_many_rows(s, mentions, res, q)
     _how_many_one_number(s, q)
     _echoes_the_question(q)
@@ -99,7 +100,7 @@ def _asked_kind(s: Scan, res: Resolver, q: Query) -> None:
     shown = ", ".join(t.ref if isinstance(t, Col) else "an aggregate" for t, _ in q.select)
     if first == "when" and "date" not in kinds and not _years(res, q):
         raise Unclear(f"'when' asks for a date, but the plan shows {shown}")
-    if first in ("who", "whom") and not kinds & {"text", "bool"}:
+    if first in ("who", "whom", "whose") and not kinds & {"text", "bool"}:
         raise Unclear(f"'{s.tokens[0].text}' asks for someone, but the plan shows {shown}")
 
 
@@ -129,6 +130,14 @@ def _superlative_kept(s: Scan, q: Query, named: set[int]) -> None:
         return  # the extreme is inside a condition ("born in the year of the oldest …")
     word = s.tokens[sup[1]].text
     raise Unclear(f"'{word}' ranks, but the plan ranks nothing")
+
+
+def _worst(s: Scan) -> None:
+    """ "the worst varroa count", "the worst delay": whether a higher or a lower value is worse
+    depends on what is measured, which the engine cannot tell; it does not guess."""
+    worst = next((t for t in s.tokens if t.low == "worst"), None)
+    if worst is not None:
+        raise Unclear(f"'{worst.text}' does not say whether a higher or a lower value is worse")
 
 
 def _years(res: Resolver, q: Query) -> bool:

@@ -163,9 +163,12 @@ def _plain_ranking(
     q = Query(root=root, shape="ranking")
     a.res.add_context(q.root)
     _, shown_default = outputs(a, entity)
-    compared = [cue.text for cue, m in conditions(a, q) if m.metric is not None]
+    having = conditions(a, q)
+    compared = [cue.text for cue, m in having if m.metric is not None]
     if compared:  # rows ranked one by one have no group to compare a metric of
         raise Unclear(f"could not tell which rows' metric '{compared[0]}' compares")
+    if having:  # "among golfers with at least two bookings, who has the lowest handicap"
+        raise Unclear(f"could not rank only the rows with '{having[0][0].text}'; not supported")
     asked = projections(a, [])
     # asked-for columns are shown alone; otherwise the entity's label, and for a top-N the
     # measure it names ("the 3 highest-rated shops"; not "the 5 longest episodes")

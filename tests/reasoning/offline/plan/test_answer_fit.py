@@ -151,3 +151,14 @@ def test_a_dropped_superlative_is_refused():
     q = Query(root="teamRoster", shape="count", select=[(Agg("count", "teamRoster"), None)])
     with pytest.raises(Unclear, match="'most' ranks, but the plan ranks nothing"):
         _check("What is the number of the team roster with the most goals?", q)
+
+
+def test_worst_says_no_direction_and_whose_asks_for_someone():
+    q = Query(root="playerStats", shape="ranking", select=[(Col("playerStats", "playerName"), None)],
+              order=[(Col("playerStats", "goals"), "asc")], limit=1)
+    with pytest.raises(Unclear, match="'worst' does not say whether"):
+        _check("Which player had the worst goals?", q)
+    key = Query(root="playerStats", shape="listing",
+                select=[(Col("playerStats", "playerStatsId"), None)])
+    with pytest.raises(Unclear, match="'Whose' asks for someone"):
+        _check("Whose goals are the highest?", key)

@@ -84,6 +84,14 @@ def test_an_average_per_rows_own_group_is_not_read_as_the_overall_one(session):
     assert "own group" in result.first_error.message
 
 
+def test_a_ranking_among_rows_with_a_count_condition_is_refused(session):
+    # the condition on the count would be dropped from a plain ranking of the mechanics
+    result = session.ask("Among mechanics with at least two jobs, who joined most recently?",
+                         datasource="garage")
+    assert result.status != "success"
+    assert "could not rank only the rows with 'at least two'" in result.first_error.message
+
+
 def test_spent_the_most_on_is_no_count(session):
     result = session.ask("Which mechanic has spent the most on jobs?", datasource="garage")
     assert result.status != "success"
