@@ -53,6 +53,10 @@ def label_columns(idx: SchemaIndex, key: str, tw: tuple[str, ...]) -> list[str]:
                  if (col := table.column(c)) is not None and _names_every_row(table, col)]
         if len(own) > 1 and len(whole) == 1:
             return whole
+        if len(whole) > 1 and any(_several_words(table.column(c)) for c in whole):
+            # a common and a scientific name: each names the row alone, the first is shown (a
+            # first and a last name, one word each, name it together)
+            return whole[:1]
         if own or named:
             return (own or named)[:2]
     # `authorname` in author: the table's name glued to a label word
@@ -78,6 +82,12 @@ def _names_every_row(table: Table, col: Column) -> bool:
     """A text column holding a different value on each of the table's (several) rows
     (`holds_every_row_once` reads a profile taken over the whole table)."""
     return (table.row_count or 0) > 1 and holds_every_row_once(table, col)
+
+
+def _several_words(col: Column | None) -> bool:
+    """Whether most sampled values of a text column are several words ("White Oak")."""
+    samples = [str(v) for v in (col.samples if col is not None else [])]
+    return bool(samples) and sum(" " in v.strip() for v in samples) * 2 > len(samples)
 
 
 def _glued_label(column: str, table: tuple[str, ...]) -> bool:

@@ -37,6 +37,14 @@ _GARAGE = """
     INSERT INTO passes VALUES (1, 'day', 12, '2025-03-01'), (2, 'season', 300, '2025-03-01'),
         (3, 'day', 14, '2025-03-02'), (4, 'season', 320, '2025-03-02');
 """
+_HERBARIUM = """
+    CREATE TABLE herbs (herbId INTEGER PRIMARY KEY, commonName TEXT, latinName TEXT, zone TEXT);
+    INSERT INTO herbs VALUES (1, 'Sweet Basil', 'Ocimum basilicum', 'south'),
+        (2, 'Wild Thyme', 'Thymus serpyllum', 'north'), (3, 'Lemon Balm', 'Melissa officinalis', 'south');
+    CREATE TABLE gardeners (gardenerId INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT, zone TEXT);
+    INSERT INTO gardeners VALUES (1, 'Ada', 'Moss', 'south'), (2, 'Ben', 'Oak', 'north'),
+        (3, 'Cy', 'Fern', 'south');
+"""
 _LOTS = """
     CREATE TABLE T_ARTST (ARTST_CD TEXT PRIMARY KEY, ARTST_NM TEXT);
     CREATE TABLE T_LOT (LOT_ID INTEGER PRIMARY KEY, LOT_NM TEXT, ARTST_CD TEXT, WITHDRN_FLG TEXT,
@@ -50,7 +58,8 @@ _LOTS = """
 @pytest.fixture(scope="module")
 def session(tmp_path_factory, sqlite_sources):
     folder = tmp_path_factory.mktemp("garage")
-    return nl2sql.connect(sources=sqlite_sources(folder, {"garage": _GARAGE, "lots": _LOTS}),
+    return nl2sql.connect(sources=sqlite_sources(folder, {"garage": _GARAGE, "lots": _LOTS,
+                                                          "herbarium": _HERBARIUM}),
                           settings={"project_dir": str(folder / "p")})
 
 
@@ -75,6 +84,14 @@ def _rows(result):
 ])
 def test_values_and_labels(session, question, expected):
     assert _rows(session.ask(question, datasource="garage")) == expected
+
+
+def test_of_two_whole_names_one_is_shown_and_name_parts_together(session):
+    # a common and a Latin name each name a herb alone; a first and a last name together
+    herbs = session.ask("Which herbs are in the south zone?", datasource="herbarium")
+    assert _rows(herbs) == [("Lemon Balm",), ("Sweet Basil",)]
+    people = session.ask("Which gardeners are in the south zone?", datasource="herbarium")
+    assert _rows(people) == [("Ada", "Moss"), ("Cy", "Fern")]
 
 
 def test_an_average_per_rows_own_group_is_not_read_as_the_overall_one(session):
