@@ -93,6 +93,18 @@ def modifier_tables(
             if len(tables) == 1 and phrase not in keyed}
 
 
+def own_keyed_word(name: str, columns: list[str]) -> str | None:
+    """The one word a table is named by, when one of its columns is that word's id (`T_DEPLOY`
+    with `DEPLOY_ID`, `bookings` with `bookingId`): a table of things of its own, not one
+    relating two others (`writes`); None otherwise."""
+    words = split_identifier(name)
+    if len(words) != 1:
+        return None
+    key = (canon(words[0]), "id")
+    return words[0] if any(tuple(map(canon, split_identifier(c))) == key for c in columns) \
+        else None
+
+
 def event_nouns(name: str, columns: list[str]) -> list[str]:
     """The nouns WordNet derives from a table named by a verb alone and keyed by its own id
     (`T_DEPLOY` with `DEPLOY_ID`: "deployment"; `enroll`: "enrollment"), not those of its
@@ -100,13 +112,24 @@ def event_nouns(name: str, columns: list[str]) -> list[str]:
     from nl2sql.reasoning.offline.words import wordnet
     from nl2sql.reasoning.offline.words.text import parts_of_speech
 
-    words = split_identifier(name)
-    if len(words) != 1 or parts_of_speech(words[0]) != {"VERB"} or not any(
-            split_identifier(c) == [*words, "id"] for c in columns):
+    word = own_keyed_word(name, columns)
+    if word is None or parts_of_speech(word) != {"VERB"}:
         return []
-    nouns = [n[0] for n in wordnet.derived(words[0], "v", "n") if len(n) == 1]
+    nouns = [n[0] for n in wordnet.derived(word, "v", "n") if len(n) == 1]
     return [n for n in nouns
             if not any(kind == ("person",) for kind, *_ in wordnet.broader(n, 2, 6))]
+
+
+def consonants_kept(code: str, word: str) -> int:
+    """How many of the word's consonants the code writes, in order (`dnr` of "donor": 3,
+    `don`: 2): the longest common subsequence of the two."""
+    consonants = [ch for ch in word if ch not in _VOWELS]
+    row = [0] * (len(consonants) + 1)
+    for ch in code:
+        prev = row[:]
+        for j, c in enumerate(consonants, 1):
+            row[j] = prev[j - 1] + 1 if ch == c else max(prev[j], row[j - 1])
+    return row[-1]
 
 
 def abbreviates(code: str, word: str) -> bool:

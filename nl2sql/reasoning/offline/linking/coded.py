@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import column_name
-from nl2sql.reasoning.offline.catalog.segments import abbreviates
+from nl2sql.reasoning.offline.catalog.segments import abbreviates, consonants_kept
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
@@ -58,8 +58,8 @@ def coded_mentions(
                  and any(abbreviates(c, w) for w in _forms(tok.low))}
         longest = [c for c in found if len(c) == max(map(len, found))]
         if len(longest) > 1:  # `dnr` rather than `don` for "donors": more of its consonants
-            most = max(_consonants_kept(c, tok.low) for c in longest)
-            longest = [c for c in longest if _consonants_kept(c, tok.low) == most]
+            most = max(consonants_kept(c, tok.low) for c in longest)
+            longest = [c for c in longest if consonants_kept(c, tok.low) == most]
         if len(longest) == 1:  # `ptnt` rather than `pt` for "patients": more of the word
             coded[tok.index] = longest[0]
     for i in sorted(coded):
@@ -70,18 +70,6 @@ def coded_mentions(
             out.mentions.append(Mention(span[0].index, span[-1].index + 1,
                                         " ".join(t.text for t in span), elements))
             used.update(t.index for t in span)
-
-
-def _consonants_kept(code: str, word: str) -> int:
-    """How many of the word's consonants the code writes, in order (`dnr` of "donor": 3,
-    `don`: 2): the longest common subsequence of the two."""
-    consonants = [ch for ch in word if ch not in "aeiou"]
-    row = [0] * (len(consonants) + 1)
-    for ch in code:
-        prev = row[:]
-        for j, c in enumerate(consonants, 1):
-            row[j] = prev[j - 1] + 1 if ch == c else max(prev[j], row[j - 1])
-    return row[-1]
 
 
 def _coordinated(tokens: list[Token], tok: Token, starts: set[int]) -> bool:

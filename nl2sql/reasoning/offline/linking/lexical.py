@@ -102,20 +102,22 @@ _DATE_ASKED = frozenset(
 )
 
 
-def event_verbs(tokens: list[Token], idx: SchemaIndex, out: Linking) -> list[Mention]:
+def event_verbs(
+    tokens: list[Token], idx: SchemaIndex, out: Linking
+) -> list[tuple[Mention, Mention | None]]:
     """The mentions of a date column named by its verb ("baked" of `bake_date` or `baked_on`,
-    "certified" of `certifiedDate`) where the question neither asks a date nor conditions one, and the verb has
-    what follows it ("which baker has baked the most batches", "divers certified Divemasters",
-    "how many products has she baked"): the verb relates the rows, as a relation verb does, and
-    names no date to show or group by. Not a passive that ends the question ("how many orders
-    were shipped?"), which says which rows count. Negated ("products that were never baked"),
-    it is replaced by its table, the events that did not happen (the returned mention).
-    """
+    "certified" of `certifiedDate`) where the question neither asks a date nor conditions one,
+    and the verb has what follows it ("which baker has baked the most batches", "divers
+    certified Divemasters", "how many products has she baked"): the verb relates the rows, as a
+    relation verb does, and names no date to show or group by (paired with None). Not a passive
+    that ends the question ("how many orders were shipped?"), which says which rows count.
+    Negated ("products that were never baked"), it stands for its table, the events that did
+    not happen (paired with the mention of that table)."""
     from nl2sql.reasoning.offline.words.dates import find_dates
 
     if any(t.low in _DATE_ASKED for t in tokens) or find_dates(tokens):
         return []
-    found = []
+    found: list[tuple[Mention, Mention | None]] = []
     for m in out.mentions:
         tok = tokens[m.start]
         lemma = verb_lemma(tok.low)
@@ -126,10 +128,10 @@ def event_verbs(tokens: list[Token], idx: SchemaIndex, out: Linking) -> list[Men
         prev = tokens[m.start - 1] if m.start > 0 else None
         ends = all(t.kind == "punct" for t in tokens[m.end:])
         if _negated(tokens, m.start):
-            found.append(Mention(m.start, m.end, m.text, list(dict.fromkeys(
-                Element(e.table, None, 0.7, "head") for e in m.candidates))))
+            found.append((m, Mention(m.start, m.end, m.text, list(dict.fromkeys(
+                Element(e.table, None, 0.7, "head") for e in m.candidates)))))
         elif not (ends and prev is not None and prev.low in _PASSIVE_AUXILIARIES):
-            found.append(m)
+            found.append((m, None))
     return found
 
 

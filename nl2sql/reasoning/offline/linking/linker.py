@@ -119,13 +119,13 @@ def link(
         out.relations.append(rel)
         used.add(rel.word.index)
     measure_verb_mentions(tokens, idx, rest, used, out)
-    for m in event_verbs(tokens, idx, out):
-        at = next(i for i, old in enumerate(out.mentions) if old.start == m.start)
-        if m is out.mentions[at]:
+    for m, table in event_verbs(tokens, idx, out):
+        at = out.mentions.index(m)
+        if table is None:
             del out.mentions[at]
             out.lexical.append(tokens[m.start])
         else:
-            out.mentions[at] = m  # "never baked": the batches, not their date
+            out.mentions[at] = table  # "never baked": the batches, not their date
     out.unexplained = [t for t in rest if t.index not in used and t.low not in FRAME
                        and not _graded_adverb(tokens, t)]
     if tokens and tokens[0].low == "where" and 0 not in used:

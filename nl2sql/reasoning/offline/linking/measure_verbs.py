@@ -19,6 +19,7 @@ from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.linking.lexical import DETERMINERS
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
+from nl2sql.reasoning.offline.linking.phrases import AUXILIARIES
 from nl2sql.reasoning.offline.words import wordnet
 from nl2sql.reasoning.offline.words.text import (
     FRAME,
@@ -98,8 +99,8 @@ def _compared(tokens: list[Token], tok: Token) -> bool:
     return nxt is not None and (nxt.kind == "number" or nxt.low in _COMPARING)
 
 
-#: the words after which a verb's base form is a verb ("how much does it weigh")
-_AUXILIARIES = frozenset("do does did to can could will would may might must should".split())
+#: the words after which a verb's base form is a verb ("how much does it weigh", "to earn")
+_BEFORE_A_VERB = AUXILIARIES | {"to"}
 
 
 def _as_verb(tokens: list[Token], tok: Token, lemma: str) -> bool:
@@ -108,7 +109,7 @@ def _as_verb(tokens: list[Token], tok: Token, lemma: str) -> bool:
     if tok.low != lemma:
         return True
     before = [t.low for t in tokens[: tok.index] if t.kind == "word"]
-    return bool(before) and before[-1] not in DETERMINERS and bool(_AUXILIARIES & set(before))
+    return bool(before) and before[-1] not in DETERMINERS and bool(_BEFORE_A_VERB & set(before))
 
 
 def _head_noun(column: str) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from nl2sql.reasoning.offline.catalog.flags import flag_values
 from nl2sql.reasoning.offline.catalog.index import Element, SchemaIndex
 from nl2sql.reasoning.offline.catalog.naming import column_name
+from nl2sql.reasoning.offline.catalog.segments import own_keyed_word
 from nl2sql.reasoning.offline.linking.lexical import DETERMINERS
 from nl2sql.reasoning.offline.linking.mentions import Linking, Mention
 from nl2sql.reasoning.offline.words import wordnet
@@ -218,17 +219,19 @@ def _named_by_verb(idx: SchemaIndex, table: str, word: str) -> bool:
     """A table of events named by a verb alone or by the noun WordNet derives from it, keyed by
     its own id (`T_DEPLOY` by `DEPLOY_ID`, `bookings` by `bookingId`): "deployed", "booked" name
     its rows — not a table relating two others (`writes`)."""
-    words = split_identifier(idx.naming.table(table).core_name)
-    if len(words) != 1 or (*idx.table_words[table], "id") not in idx.col_words.values():
+    own = own_keyed_word(idx.naming.table(table).core_name,
+                         [c.name for c in idx.tables[table].columns])
+    if own is None:
         return False
-    if parts_of_speech(words[0]) == {"VERB"}:
+    if parts_of_speech(own) == {"VERB"}:
         return True
     lemma = verb_lemma(word)
     nouns = {n[0] for n in wordnet.derived(lemma, "v", "n") if len(n) == 1} if lemma else set()
-    return bool(nouns & {words[0].lower(), *noun_lemmas(words[0].lower())})
+    return bool(nouns & {own.lower(), *noun_lemmas(own.lower())})
 
 
-_AUXILIARIES = frozenset("do does did will would can could should shall may might must".split())
+#: the auxiliaries before a clause's subject and main verb ("did each customer place")
+AUXILIARIES = frozenset("do does did will would can could should shall may might must".split())
 _SUBJECT_WORDS = 4  # "did each of the customers place": the subject between is short
 
 
@@ -238,7 +241,7 @@ def _main_verb(tokens: list[Token], span: list[Token]) -> bool:
     if len(span) != 1 or "VERB" not in parts_of_speech(span[0].low):
         return False
     i = span[0].index
-    if i == 0 or tokens[i - 1].low in DETERMINERS or tokens[i - 1].low in _AUXILIARIES:
+    if i == 0 or tokens[i - 1].low in DETERMINERS or tokens[i - 1].low in AUXILIARIES:
         return False  # "did each customer": the subject's own words
     if _verb_ends_clause(tokens, i + 1):
         return False  # "did the Pricing page get?": the verb is the next word
@@ -246,7 +249,7 @@ def _main_verb(tokens: list[Token], span: list[Token]) -> bool:
         tok = tokens[j]
         if tok.kind != "word":
             return False
-        if tok.low in _AUXILIARIES:
+        if tok.low in AUXILIARIES:
             return _subject(tokens[j + 1 : i])
     return False
 

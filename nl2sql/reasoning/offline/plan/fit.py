@@ -19,7 +19,7 @@ from nl2sql.reasoning.offline.shapes.resolve import Resolver
 from nl2sql.reasoning.offline.shapes.spec import Agg, Col, Part, Query, Target, Unclear
 from nl2sql.reasoning.offline.words import cues as C
 from nl2sql.reasoning.offline.words.scan import Scan
-from nl2sql.reasoning.offline.words.text import split_identifier, verb_lemma
+from nl2sql.reasoning.offline.words.text import verb_lemma
 
 _WH = {"which", "what"}
 _OWNER_FILLER = {"the", "a", "an", "all", "each", "every", "its", "their"}
@@ -110,7 +110,8 @@ def _but_not(s: Scan, linking: Linking) -> None:
     would keep adopters who never applied."""
     tokens = s.tokens
     for i, tok in enumerate(tokens[:-1]):
-        if tok.low != "but" or not any(t.low in ("never", "not", "no") for t in tokens[i + 1:i + 3]):
+        negated = any(t.low in ("never", "not", "no") for t in tokens[i + 1 : i + 3])
+        if tok.low != "but" or not negated:
             continue
         verbs = [t for t in linking.lexical if t.index < i and verb_lemma(t.low)]
         if verbs:
@@ -142,7 +143,7 @@ def _worst(s: Scan) -> None:
 
 def _years(res: Resolver, q: Query) -> bool:
     """A year held as a number (`founded_year`, `Year`) answers "when" too."""
-    return any(isinstance(t, Col) and "year" in " ".join(split_identifier(t.column)).lower()
+    return any(isinstance(t, Col) and "year" in res.idx.col_words.get((t.table, t.column), ())
                for t, _ in q.select)
 
 

@@ -73,7 +73,8 @@ def _and_position(a: Analysis, m: Mention) -> str:
     if prev[-1:] == ["and"]:
         return "after"
     after = [t.low for t in tokens[m.end:]]
-    if any(pair in (("together", "with"), ("along", "with")) for pair in zip(after, after[1:], strict=False)):
+    pairs = zip(after, after[1:], strict=False)
+    if any(pair in (("together", "with"), ("along", "with")) for pair in pairs):
         # "every class together with the trainer's name", "the courses starting in 2026 along
         # with the tutor's last name": both are shown
         return "before"
